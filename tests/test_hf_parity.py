@@ -1,0 +1,118 @@
+"""Our Decoder against the independent reference: transformers' LlamaForCausalLM, tiny random configs."""
+import inspect
+
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
+
+from utils import KVCache, StaticKVCache, decode_step, from_hf, prefill  # noqa: E402
+from utils.hf import config_from_hf, hf_cache_layers  # noqa: E402
+
+TOL = 1e-4
+CONFIGS = {
+    "MHA": dict(num_attention_heads=4, num_key_value_heads=4, hidden_size=64),
+    "GQA": dict(num_attention_heads=8, num_key_value_heads=2, hidden_size=64),
+    "MQA": dict(num_attention_heads=4, num_key_value_heads=1, hidden_size=64),
+    "head_dim!=C/H": dict(num_attention_heads=4, num_key_value_heads=2, hidden_size=48, head_dim=32),
+    "tied": dict(num_attention_heads=4, num_key_value_heads=2, hidden_size=64, tie_word_embeddings=True),
+}
+
+
+def _hf_model(**kw):
+    torch.manual_seed(0)
+    base = dict(vocab_size=113, intermediate_size=128, num_hidden_layers=3, max_position_embeddings=256,
+                rms_norm_eps=1e-6)
+    base["rope_theta" if int(transformers.__version__.split(".")[0]) < 5 else "rope_parameters"] = (
+        500000.0 if int(transformers.__version__.split(".")[0]) < 5
+        else {"rope_type": "default", "rope_theta": 500000.0}
+    )
+    return LlamaForCausalLM(LlamaConfig(**{**base, **kw})).eval()
+
+
+def _cache_kw(cache):
+    # transformers 5.x renamed past_key_values to cache in forward
+    params = inspect.signature(LlamaForCausalLM.forward).parameters
+    return {"cache" if "cache" in params else "past_key_values": cache}
+
+
+@pytest.fixture(params=list(CONFIGS))
+def pair(request):
+    hf = _hf_model(**CONFIGS[request.param])
+    return hf, from_hf(hf)
+
+
+def test_config_is_read_correctly(pair):
+    hf, ours = pair
+    c = hf.config
+    assert ours.cfg.n_kv_heads == c.num_key_value_heads
+    assert ours.cfg.head_dim == (getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads)
+    assert ours.cfg.rope_theta == 500000.0
+    assert ours.cfg.tie_embeddings == bool(c.tie_word_embeddings)
+
+
+def test_full_forward_logits_match(pair):
+    hf, ours = pair
+    ids = torch.randint(0, 113, (2, 17), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        torch.testing.assert_close(ours(ids), hf(ids).logits, atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("cache_cls", ["dynamic", "static"])
+def test_prefill_decode_logits_and_cache_contents_match(pair, cache_cls):
+    hf, ours = pair
+    ids = torch.randint(0, 113, (2, 9), generator=torch.Generator().manual_seed(2))
+    kv = KVCache() if cache_cls == "dynamic" else StaticKVCache(ours.cfg, 2, 64)
+    with torch.inference_mode():
+        out = hf(ids, use_cache=True)
+        hf_cache = out.past_key_values
+        logits, _ = prefill(ours, ids, cache=kv)
+        torch.testing.assert_close(logits, out.logits[:, -1], atol=TOL, rtol=0)
+        for step in range(12):
+            nxt = logits.argmax(-1)
+            out = hf(nxt[:, None], use_cache=True, **_cache_kw(hf_cache))
+            hf_cache = out.past_key_values
+            logits = decode_step(ours, nxt, kv)
+            torch.testing.assert_close(logits, out.logits[:, -1], atol=TOL, rtol=0, msg=f"step {step}")
+        theirs = hf_cache_layers(hf_cache)
+        assert len(theirs) == ours.cfg.n_layers
+        for layer, (hk, hv) in enumerate(theirs):
+            k, v = kv.layer_kv(layer)
+            torch.testing.assert_close(k, hk, atol=TOL, rtol=0, msg=f"K of layer {layer}")
+            torch.testing.assert_close(v, hv, atol=TOL, rtol=0, msg=f"V of layer {layer}")
+
+
+def test_left_padded_batch_matches_transformers():
+    hf = _hf_model(**CONFIGS["GQA"])
+    ours = from_hf(hf)
+    ids = torch.randint(1, 113, (2, 8), generator=torch.Generator().manual_seed(3))
+    mask = torch.ones_like(ids)
+    mask[0, :3] = 0
+    with torch.inference_mode():
+        theirs = hf(ids, attention_mask=mask).logits
+        mine = ours(ids, attention_mask=mask)
+    real = mask.bool()
+    torch.testing.assert_close(mine[real], theirs[real], atol=TOL, rtol=0)
+
+
+def test_unsupported_rope_scaling_is_refused():
+    hf = _hf_model(**CONFIGS["GQA"])
+    c = hf.config
+    if hasattr(c, "rope_parameters") and isinstance(c.rope_parameters, dict):
+        c.rope_parameters = {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}
+    else:
+        c.rope_scaling = {"rope_type": "linear", "factor": 2.0}
+    with pytest.raises(ValueError, match="linear"):
+        from_hf(hf)
+
+
+def test_unsupported_architecture_is_refused():
+    hf = _hf_model(**CONFIGS["GQA"])
+    hf.config.model_type = "qwen2"
+    with pytest.raises(ValueError, match="qwen2"):
+        config_from_hf(hf.config)
+    hf.config.model_type = "llama"
+    hf.config.attention_bias = True
+    with pytest.raises(ValueError, match="attention_bias"):
+        config_from_hf(hf.config)

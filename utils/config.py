@@ -1,0 +1,91 @@
+"""The model's shape, in one dataclass.
+
+Every size in the course is named with the same symbols:
+
+    V     vocab_size      number of tokens the model knows
+    L     n_layers        decoder blocks
+    H     n_heads         query heads
+    H_kv  n_kv_heads      key/value heads (H_kv = H: MHA, 1 < H_kv < H: GQA, H_kv = 1: MQA)
+    C     d_model         width of the residual stream
+    d_h   head_dim        width of one head (usually C // H, but not always: Gemma-2)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def _check_int(name: str, value: object, minimum: int = 1) -> None:
+    # bool is a subclass of int; `n_layers=True` is almost certainly a mistake.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Shape of a Llama-style decoder. Invalid combinations raise ``ValueError``."""
+
+    vocab_size: int
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    d_model: int
+    d_ff: int
+    max_seq_len: int
+    head_dim: int | None = None
+    rope_theta: float = 10000.0
+    norm_eps: float = 1e-5
+    tie_embeddings: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "n_layers", "n_heads", "n_kv_heads", "d_model", "d_ff", "max_seq_len"):
+            _check_int(name, getattr(self, name))
+        if self.n_kv_heads > self.n_heads:
+            raise ValueError(
+                f"n_kv_heads={self.n_kv_heads} is larger than n_heads={self.n_heads}; "
+                "each K/V head must serve at least one query head"
+            )
+        if self.n_heads % self.n_kv_heads != 0:
+            raise ValueError(
+                f"n_heads={self.n_heads} is not divisible by n_kv_heads={self.n_kv_heads}; "
+                "in GQA every K/V head serves the same number of query heads"
+            )
+        if self.head_dim is None:
+            if self.d_model % self.n_heads != 0:
+                raise ValueError(
+                    f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}; "
+                    "pass head_dim explicitly if the heads are not C // H wide"
+                )
+            # frozen dataclass: fill in the derived default once, here.
+            object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
+        _check_int("head_dim", self.head_dim)
+        if self.head_dim % 2 != 0:
+            raise ValueError(f"head_dim={self.head_dim} must be even: RoPE rotates pairs of dimensions")
+        if not self.rope_theta > 0:
+            raise ValueError(f"rope_theta must be > 0, got {self.rope_theta}")
+        if not self.norm_eps > 0:
+            raise ValueError(f"norm_eps must be > 0, got {self.norm_eps}")
+
+    @property
+    def n_rep(self) -> int:
+        """How many query heads share one K/V head (H // H_kv)."""
+        return self.n_heads // self.n_kv_heads
+
+    @property
+    def attention_kind(self) -> str:
+        """'MHA', 'GQA' or 'MQA', decided by H_kv."""
+        if self.n_kv_heads == self.n_heads:
+            return "MHA"
+        return "MQA" if self.n_kv_heads == 1 else "GQA"
+
+    @property
+    def n_params(self) -> int:
+        """Number of parameters of the Llama-style decoder with this shape."""
+        C, H, H_kv, d_h, V = self.d_model, self.n_heads, self.n_kv_heads, self.head_dim, self.vocab_size
+        attn = C * H * d_h + 2 * C * H_kv * d_h + H * d_h * C  # q, k, v, o projections
+        mlp = 3 * C * self.d_ff  # gate, up, down
+        per_layer = attn + mlp + 2 * C  # + two RMSNorm weights
+        embed = V * C
+        head = 0 if self.tie_embeddings else V * C
+        return self.n_layers * per_layer + embed + head + C  # + final norm

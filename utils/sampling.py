@@ -1,0 +1,70 @@
+"""From logits to a token: temperature, top-k, top-p, greedy. Pure functions of the logits.
+
+Caching decides how the logits are computed; these functions decide what is picked from them.
+"""
+from __future__ import annotations
+
+import torch
+
+
+def _check(logits, temperature, top_k, top_p) -> None:
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
+        shape = tuple(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
+        raise ValueError(f"logits must be a float tensor [B, V], got {shape}")
+    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not temperature >= 0:
+        raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
+    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
+        raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
+
+
+def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """Set every logit below the k-th largest to -inf (``[B, V]``). Ties at the border are kept."""
+    k = min(k, logits.shape[-1])
+    kth = torch.topk(logits, k, dim=-1).values[..., -1:]  # (B, 1)
+    return logits.masked_fill(logits < kth, float("-inf"))
+
+
+def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Keep the smallest set of most likely tokens whose probabilities reach ``p`` (nucleus)."""
+    sorted_logits, order = torch.sort(logits, descending=True, dim=-1)  # (B, V)
+    probs = torch.softmax(sorted_logits.float(), dim=-1)
+    before = probs.cumsum(-1) - probs  # mass of the tokens ranked strictly higher
+    drop_sorted = before >= p  # once p is reached, the rest is dropped; the top token always stays
+    drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+    return logits.masked_fill(drop, float("-inf"))
+
+
+def filtered_probs(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> torch.Tensor:
+    """The distribution ``sample`` draws from, ``[B, V]`` (one-hot on the argmax when temperature is 0)."""
+    _check(logits, temperature, top_k, top_p)
+    if temperature == 0:
+        return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    logits = logits / temperature  # < 1 sharpens, > 1 flattens
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)
+    if top_p is not None and top_p < 1:
+        logits = top_p_filter(logits, top_p)
+    return torch.softmax(logits.float(), dim=-1)
+
+
+def sample(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """Pick one token per row from ``logits`` ``[B, V]``; returns ``[B]`` ids.
+
+    ``temperature=0`` is greedy (argmax, no randomness). Pass a seeded ``torch.Generator``
+    for reproducible draws.
+    """
+    _check(logits, temperature, top_k, top_p)
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    probs = filtered_probs(logits, temperature, top_k, top_p)
+    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)  # (B,)
