@@ -1,0 +1,62 @@
+"""Committed notebooks come from a clean top-to-bottom run and share the same header and setup cells."""
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import nbsync  # noqa: E402
+import nbformat  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_names_are_numbered_in_order():
+    numbers = [int(p.name[:2]) for p in NOTEBOOKS]
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", p.name) for p in NOTEBOOKS)
+    assert numbers == list(range(len(NOTEBOOKS)))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_from_a_clean_run(path):
+    nb = _load(path)
+    counts = [c.get("execution_count") for c in nb["cells"] if c["cell_type"] == "code"]
+    assert counts == list(range(1, len(counts) + 1)), "re-run with `make notebooks`"
+    errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    assert "widgets" not in nb["metadata"], "widget state must not be committed"
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_has_checked_outputs(path):
+    nb = _load(path)
+    checked = [c for c in nb["cells"] if c["cell_type"] == "code"
+               and "".join(c["source"]).lstrip().startswith("# NBVAL_CHECK_OUTPUT")]
+    assert checked, "key results belong in a '# NBVAL_CHECK_OUTPUT' cell"
+    assert all(c.get("outputs") for c in checked), "a checked cell must print something"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_badge_and_setup_cell_come_from_utils_course(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nbsync.sync(nb, path.name) == [], "run `python tools/nbsync.py`"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_ends_with_summary_questions_and_next_link(path):
+    nb = _load(path)
+    tail = "\n".join("".join(c["source"]) for c in nb["cells"][-3:] if c["cell_type"] == "markdown")
+    assert re.search(r"summary", tail, re.I), "end with a short summary"
+    assert re.search(r"self-check|check yourself", tail, re.I), "end with self-check questions"
+    i = NOTEBOOKS.index(path)
+    if i + 1 < len(NOTEBOOKS):
+        assert NOTEBOOKS[i + 1].name in tail, "link to the next notebook"

@@ -1,0 +1,92 @@
+"""Re-execute course notebooks in place, top to bottom, each from a clean kernel.
+
+Usage: python tools/run_notebooks.py [NOTEBOOK.ipynb ...]
+With no arguments, runs every notebooks/*.ipynb in name order. `make notebooks` calls this.
+
+Outputs are committed, so the written files must be reproducible and small:
+- a cell may run at most CELL_TIMEOUT seconds;
+- widget state is not stored (`metadata.widgets`), and widget-view outputs, which point at
+  widget models that no longer exist once the kernel is gone, are dropped (their text/plain
+  fallback is kept);
+- no per-cell execution timestamps are recorded.
+A notebook that raises is reported and left unchanged on disk; the script then exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+REPO = Path(__file__).resolve().parent.parent
+CELL_TIMEOUT = 300  # seconds per cell
+KERNEL_NAME = "python3"  # ipykernel's kernel: the interpreter running this script
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def strip_widget_state(nb: nbformat.NotebookNode) -> None:
+    """Remove stored widget state and widget-view outputs from `nb` in place."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.outputs:
+            data = output.get("data")
+            if data is not None and WIDGET_VIEW in data:
+                del data[WIDGET_VIEW]
+                if not data:
+                    continue
+            kept.append(output)
+        cell.outputs = kept
+
+
+def run_notebook(path: Path) -> float:
+    """Execute `path` in a fresh kernel with its folder as working directory, write it back.
+
+    Returns the wall time in seconds. Raises nbclient's CellExecutionError, CellTimeoutError
+    or DeadKernelError if a cell fails, runs too long or kills the kernel.
+    """
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name=KERNEL_NAME,
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
+        record_timing=False,
+    )
+    start = time.perf_counter()
+    client.execute()
+    elapsed = time.perf_counter() - start
+    strip_widget_state(nb)
+    nbformat.write(nb, path)
+    return elapsed
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a) for a in argv] or sorted((REPO / "notebooks").glob("*.ipynb"))
+    if not paths:
+        print("run_notebooks: no notebooks to run")
+        return 0
+    failed = []
+    total = 0.0
+    for path in paths:
+        try:
+            elapsed = run_notebook(path)
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:
+            failed.append(path)
+            print(f"FAILED  {path}\n{err}", file=sys.stderr)
+            continue
+        total += elapsed
+        print(f"{elapsed:7.1f} s  {path}", flush=True)
+    print(f"{total:7.1f} s  total, {len(paths) - len(failed)}/{len(paths)} notebooks ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
