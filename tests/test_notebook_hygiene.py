@@ -11,6 +11,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nbsync  # noqa: E402
 import nbformat  # noqa: E402
 
+from utils.course import SERIES, next_notebook  # noqa: E402
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
 
@@ -19,10 +21,8 @@ def _load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_names_are_numbered_in_order():
-    numbers = [int(p.name[:2]) for p in NOTEBOOKS]
-    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+\.ipynb", p.name) for p in NOTEBOOKS)
-    assert numbers == list(range(len(NOTEBOOKS)))
+def test_notebooks_are_the_series_of_utils_course():
+    assert [p.name for p in NOTEBOOKS] == [name for name, _ in SERIES]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -57,6 +57,4 @@ def test_ends_with_summary_questions_and_next_link(path):
     tail = "\n".join("".join(c["source"]) for c in nb["cells"][-3:] if c["cell_type"] == "markdown")
     assert re.search(r"summary", tail, re.I), "end with a short summary"
     assert re.search(r"self-check|check yourself", tail, re.I), "end with self-check questions"
-    i = NOTEBOOKS.index(path)
-    if i + 1 < len(NOTEBOOKS):
-        assert NOTEBOOKS[i + 1].name in tail, "link to the next notebook"
+    assert f"({next_notebook(path.name)})" in tail, "link to the next notebook"

@@ -47,3 +47,23 @@ def setup_cell_source() -> str:
         f"    %pip {args}",
         "%matplotlib inline",
     ])
+
+# The series, in order: (file, title). README, lessons and the hygiene test read it from here.
+SERIES = [
+    ("00_tour.ipynb", "Tour: prefill, then decode"),
+    ("01_attention_block.ipynb", "The attention block"),
+    ("02_prefill.ipynb", "Prefill"),
+    ("03_decode.ipynb", "Decode with a KV cache"),
+    ("04_cache_sizing.ipynb", "Cache sizing"),
+    ("05_sampling_and_stopping.ipynb", "Sampling and stopping"),
+    ("06_performance_metrics.ipynb", "Performance metrics"),
+    ("07_bug_lab.ipynb", "Bug lab"),
+    ("08_beyond_the_basics.ipynb", "Beyond the basics"),
+    ("09_self_test.ipynb", "Self-test"),
+]
+
+
+def next_notebook(name: str) -> str:
+    """File name of the notebook after ``name`` (the last one points back to the first)."""
+    files = [f for f, _ in SERIES]
+    return files[(files.index(name) + 1) % len(files)]

@@ -87,10 +87,12 @@ class Block(nn.Module):
         self.self_attn = Attention(cfg)
         self.post_attention_layernorm = RMSNorm(cfg.d_model, cfg.norm_eps)
         self.mlp = MLP(cfg)
+        # Identity in eval mode. Left on (train mode) it makes cached and recomputed logits differ.
+        self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x, cos, sin, mask, cache, layer_idx):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx)
-        return x + self.mlp(self.post_attention_layernorm(x))
+        x = x + self.dropout(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx))
+        return x + self.dropout(self.mlp(self.post_attention_layernorm(x)))
 
 
 class Decoder(nn.Module):
