@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: venv lab test notebooks bench clean distclean
+.PHONY: venv venv-colab lab test test-main test-colab notebooks bench clean distclean
 
 venv: $(STAMP)
 
@@ -21,18 +21,49 @@ $(STAMP): requirements-lock.txt pyproject.toml | $(PY)
 	$(PY) -m pip install --no-deps --no-build-isolation -e .
 	touch $@
 
+# A second, Colab-like environment (ipywidgets 7.7.1, matplotlib 3.10, transformers 4.x):
+# the widgets, the notebooks and the transformers parity must hold there too.
+COLAB_VENV  := .venv-colab
+COLAB_PY    := $(COLAB_VENV)/bin/python
+COLAB_STAMP := $(COLAB_VENV)/.installed
+
+venv-colab: $(COLAB_STAMP)
+
+$(COLAB_PY):
+	$(PYTHON) -m venv $(COLAB_VENV)
+
+$(COLAB_STAMP): requirements-colab.txt pyproject.toml | $(COLAB_PY)
+	$(COLAB_PY) -m pip install -r requirements-colab.txt
+	$(COLAB_PY) -m pip install --no-deps --no-build-isolation -e .
+	touch $@
+
 lab: venv
 	$(VENV)/bin/jupyter lab notebooks/
 
-# Unit tests, then the notebooks under nbval (once notebooks exist). Both passes run;
-# make fails if either fails.
-test: venv
+# Everything: unit, widget and notebook tests in .venv, then widgets, notebooks and the
+# transformers parity again in the Colab-like environment. All parts run; make fails if any fails.
+test: venv venv-colab
 	@status=0; \
-	$(PY) -m pytest tests/ -q || status=1; \
+	$(MAKE) --no-print-directory test-main || status=1; \
+	$(MAKE) --no-print-directory test-colab || status=1; \
+	exit $$status
+
+test-main: venv
+	@status=0; \
+	$(PY) -m pytest tests/ -q -rs || status=1; \
 	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 		$(PY) -m pytest --nbval-lax notebooks/ -q || status=1; \
 	else \
 		echo "make test: no notebooks/*.ipynb yet, skipping the nbval pass"; \
+	fi; \
+	exit $$status
+
+test-colab: venv-colab
+	@echo "== Colab-like environment: $$($(COLAB_PY) -c 'import ipywidgets, matplotlib, transformers; print("ipywidgets", ipywidgets.__version__, "matplotlib", matplotlib.__version__, "transformers", transformers.__version__)')"
+	@status=0; \
+	$(COLAB_PY) -m pytest -q -p no:cacheprovider $$(ls tests/test_widgets_*.py tests/test_quiz.py 2>/dev/null) tests/test_hf_parity.py tests/test_colab.py || status=1; \
+	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+		$(COLAB_PY) -m pytest --nbval-lax -q -p no:cacheprovider notebooks/ || status=1; \
 	fi; \
 	exit $$status
 
@@ -49,4 +80,4 @@ clean:
 		| xargs rm -rf
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(COLAB_VENV)

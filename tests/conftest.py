@@ -1,4 +1,7 @@
 """Shared fixtures: tiny seeded models in the three attention layouts the course teaches."""
+import ipaddress
+import socket
+
 import pytest
 import torch
 
@@ -26,3 +29,32 @@ def any_layout_model(request) -> Decoder:
 @pytest.fixture
 def gqa_model() -> Decoder:
     return tiny_model("GQA")
+
+
+def _is_local(address) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost: would need DNS and the network
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """The course works offline: any outbound connection in a test fails loudly."""
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guard(real):
+        def connect(self, address):
+            if not _is_local(address):
+                raise OSError(f"network access blocked in tests: tried to connect to {address!r}")
+            return real(self, address)
+        return connect
+
+    monkeypatch.setattr(socket.socket, "connect", guard(real_connect))
+    monkeypatch.setattr(socket.socket, "connect_ex", guard(real_connect_ex))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
