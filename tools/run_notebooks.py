@@ -57,7 +57,9 @@ def run_notebook(path: Path) -> float:
         timeout=CELL_TIMEOUT,
         kernel_name=KERNEL_NAME,
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
+        # True although the state is stripped below: with False, nbclient (0.10) raises KeyError
+        # as soon as a cell displays into an ipywidgets Output (every Panel does).
+        store_widget_state=True,
         record_timing=False,
     )
     start = time.perf_counter()

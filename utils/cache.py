@@ -176,16 +176,20 @@ class StaticKVCache(_MaskMixin):
         if k.dtype != buf_k.dtype:
             raise ValueError(f"k has dtype {k.dtype} but this StaticKVCache was allocated as {buf_k.dtype}")
         start, T_new = self._lens[layer], k.shape[2]
-        if start + T_new > self.max_len:
+        end = start + T_new
+        if end > self.max_len:
             raise ValueError(
                 f"cannot write {T_new} position(s) at position {start}: StaticKVCache max_len={self.max_len}"
             )
-        # In-place writes into buffers created under inference_mode must also happen under it.
-        with torch.inference_mode(torch.is_inference(buf_k) or torch.is_inference_mode_enabled()):
-            buf_k[:, :, start : start + T_new] = k
-            buf_v[:, :, start : start + T_new] = v
-        self._lens[layer] = start + T_new
-        return buf_k[:, :, : start + T_new], buf_v[:, :, : start + T_new]  # views, no copy
+        if torch.is_inference(buf_k) and not torch.is_inference_mode_enabled():
+            # Buffers created under inference_mode can only be written under it (rare: a caller
+            # outside inference_mode). The usual path, inside generate, skips this context switch.
+            with torch.inference_mode():
+                return self.update(layer, k, v)
+        buf_k[:, :, start:end] = k  # in place: no allocation, the history is not copied
+        buf_v[:, :, start:end] = v
+        self._lens[layer] = end
+        return buf_k[:, :, :end], buf_v[:, :, :end]  # views, no copy
 
     def layer_kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
         n = self._lens[layer]

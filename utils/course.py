@@ -67,3 +67,26 @@ def next_notebook(name: str) -> str:
     """File name of the notebook after ``name`` (the last one points back to the first)."""
     files = [f for f, _ in SERIES]
     return files[(files.index(name) + 1) % len(files)]
+
+# What each notebook teaches, one line each: the course map of 00_tour (and the README) reads it.
+TEACHES = {
+    "00_tour.ipynb": "the two phases on the course model: prefill reads the prompt in one pass and fills "
+                     "the cache, decode adds one token per step; a measured timeline",
+    "01_attention_block.ipynb": "one attention block: q, k, v projections, RoPE, the causal mask, softmax; "
+                                "MHA, GQA and MQA by the number of K/V heads H_kv",
+    "02_prefill.ipynb": "the prompt through all L layers at once: each layer's K/V [B, H_kv, T, d_h], the "
+                        "last valid position's logits, left-padded batches, TTFT vs prompt length",
+    "03_decode.ipynb": "one new token per step: its query attends over the cached keys plus its own; cached "
+                       "logits equal full recompute; what the cache saves and what it does not",
+    "04_cache_sizing.ipynb": "cache bytes = 2 × L × B × H_kv × T × d_h × bytes per value, for real models; "
+                             "how GQA/MQA and the dtype shrink it",
+    "05_sampling_and_stopping.ipynb": "from logits to a token: greedy, temperature, top-k, top-p; stopping on "
+                                      "EOS, a stop string or the length limit",
+    "06_performance_metrics.ipynb": "TTFT, TPOT, throughput and KV memory, measured; batching raises "
+                                    "throughput and can raise latency",
+    "07_bug_lab.ipynb": "the classic KV-cache bugs (positions, masks, concatenation axis, padding, beams), "
+                        "found by comparing with full recompute",
+    "08_beyond_the_basics.ipynb": "what real engines add on top: preallocated caches, sliding windows and "
+                                  "truncation, beam search, a real pretrained model",
+    "09_self_test.ipynb": "questions and exercises across the whole course, to check yourself",
+}

@@ -151,7 +151,7 @@ def generate(
 
     out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=input_ids.device)
     lengths, reasons = [0] * B, [""] * B
-    finished = torch.zeros(B, dtype=torch.bool, device=input_ids.device)
+    finished = [False] * B  # per row: stopped already (plain Python: checked every step, no tensor ops)
     step_times: list[float] = []
     ttft = None
     kv = None
@@ -171,7 +171,8 @@ def generate(
         t_prev = t_start
         for step in range(max_new_tokens):
             nxt = sample(logits, temperature, top_k, top_p, generator)  # (B,)
-            nxt = torch.where(finished, torch.full_like(nxt, pad_id), nxt)
+            if any(finished):  # rows that already stopped only get padding
+                nxt = nxt.masked_fill(torch.tensor(finished, device=nxt.device), pad_id)
             out[:, step] = nxt
             now = time.perf_counter()
             if step == 0:
@@ -179,9 +180,10 @@ def generate(
             else:
                 step_times.append(now - t_prev)
             t_prev = now
-            for b in (~finished).nonzero().flatten().tolist():
+            for b, tok in enumerate(nxt.tolist()):
+                if finished[b]:
+                    continue
                 lengths[b] += 1
-                tok = int(nxt[b])
                 if tok in eos:
                     reasons[b] = "eos"
                 elif stop_strings and tokenizer.decode(out[b, : lengths[b]].tolist()).endswith(tuple(stop_strings)):
@@ -191,7 +193,7 @@ def generate(
                 else:
                     continue
                 finished[b] = True
-            if bool(finished.all()):
+            if all(finished):
                 break
             if use_cache:
                 logits = decode_step(model, nxt, kv)

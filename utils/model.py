@@ -51,7 +51,16 @@ class Attention(nn.Module):
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # keys are cached already rotated
         if cache is not None:
             k, v = cache.update(layer_idx, k, v)  # (B, H_kv, T_past + T, d_h): history + new
-        if self.impl == "sdpa":
+        if self.impl == "sdpa" and T == 1 and not isinstance(mask, str):
+            # Decode: the one new query of each head sees every cached key (mask None, or one row
+            # [.., 1, S] hiding padded keys). Stack the n_rep query heads that share a K/V head as
+            # n_rep queries of that head: SDPA then reads each cached K/V head once, instead of a
+            # copy expanded to H heads. Same numbers, less memory traffic per step.
+            n_rep = self.n_heads // self.n_kv_heads
+            q_grouped = q.reshape(B, self.n_kv_heads, n_rep, self.head_dim)  # (B, H_kv, n_rep, d_h)
+            out = F.scaled_dot_product_attention(q_grouped, k, v, attn_mask=mask)  # (B, H_kv, n_rep, d_h)
+            out = out.reshape(B, self.n_heads, 1, self.head_dim)  # (B, H, 1, d_h)
+        elif self.impl == "sdpa":
             # mask "causal": queries are the last T keys; SDPA's is_causal only fits when T_q == T_k.
             out = F.scaled_dot_product_attention(
                 q, k, v,
@@ -90,9 +99,13 @@ class Block(nn.Module):
         # Identity in eval mode. Left on (train mode) it makes cached and recomputed logits differ.
         self.dropout = nn.Dropout(cfg.dropout)
 
+    def _drop(self, x: torch.Tensor) -> torch.Tensor:
+        # In eval mode dropout is the identity: skip the call (one less op per step and layer).
+        return self.dropout(x) if self.training else x
+
     def forward(self, x, cos, sin, mask, cache, layer_idx):
-        x = x + self.dropout(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx))
-        return x + self.dropout(self.mlp(self.post_attention_layernorm(x)))
+        x = x + self._drop(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx))
+        return x + self._drop(self.mlp(self.post_attention_layernorm(x)))
 
 
 class Decoder(nn.Module):
@@ -143,7 +156,8 @@ class Decoder(nn.Module):
         if lo < 0 or hi >= V:
             bad = lo if lo < 0 else hi
             raise ValueError(f"token id {bad} is outside the vocabulary [0, {V - 1}] (vocab_size={V})")
-        past = cache.seq_len if cache is not None else 0
+        # positions seen so far (a sliding-window cache stores fewer than it has seen: ``n_seen``)
+        past = getattr(cache, "n_seen", cache.seq_len) if cache is not None else 0
         if past + T > self.cfg.max_seq_len:
             raise ValueError(
                 f"sequence of {past + T} positions ({past} cached + {T} new) exceeds max_seq_len={self.cfg.max_seq_len}"
@@ -199,7 +213,8 @@ class Decoder(nn.Module):
             real = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=input_ids.device)
             pos = (n_past[:, None] + real.long().cumsum(1) - 1).clamp(min=0)  # (B, T)
         if pos is None:
-            cos, sin = self.rope_cos[past:S], self.rope_sin[past:S]  # (T, d_h)
+            start = getattr(cache, "n_seen", past) if cache is not None else 0  # positions continue from tokens seen
+            cos, sin = self.rope_cos[start:start + T], self.rope_sin[start:start + T]  # (T, d_h)
         else:
             cos, sin = self.rope_cos[pos], self.rope_sin[pos]  # (T, d_h) or (B, T, d_h)
 

@@ -122,3 +122,19 @@ MODEL_PRESETS: dict[str, ModelConfig] = {
     "Llama-3.1-70B": ModelConfig(vocab_size=128256, n_layers=80, n_heads=64, n_kv_heads=8, d_model=8192,
                                  d_ff=28672, max_seq_len=131072, rope_theta=500000.0),
 }
+
+
+def preset_table(contexts: tuple[int, ...] = (4096, 32768, 131072), dtype: torch.dtype | str = "float16",
+                 batch_size: int = 1) -> list[dict]:
+    """One row per ``MODEL_PRESETS`` model: its shape, cache bytes per token, and per context length.
+
+    ``row["bytes"][T]`` is the cache of ``batch_size`` sequences of ``T`` tokens (even beyond the
+    model's ``max_context``: the formula does not care, the model would).
+    """
+    return [
+        {"model": name, "L": cfg.n_layers, "H": cfg.n_heads, "H_kv": cfg.n_kv_heads, "d_h": cfg.head_dim,
+         "C": cfg.d_model, "kind": cfg.attention_kind, "max_context": cfg.max_seq_len,
+         "per_token_bytes": kv_bytes_per_token(cfg, dtype),
+         "bytes": {T: cache_bytes_for(cfg, batch_size, T, dtype) for T in contexts}}
+        for name, cfg in MODEL_PRESETS.items()
+    ]

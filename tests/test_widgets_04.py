@@ -1,0 +1,198 @@
+"""Widgets of 04_cache_sizing: the explorer shows exactly kv_cache_bytes, the planner max_concurrent_requests."""
+import random
+import re
+
+import ipywidgets as widgets
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from utils import MODEL_PRESETS, kv_cache_bytes  # noqa: E402
+from utils.sizing import DTYPE_BYTES, bytes_per_element, cache_bytes_for, max_concurrent_requests  # noqa: E402
+from utils.widgets import CUSTOM, T_CHOICES, BudgetPlanner, KVCacheExplorer  # noqa: E402
+
+EXPLORER_CONTROLS = ("T", "L", "H_kv", "B", "d_h", "dtype")
+BYTES_SPAN = re.compile(r'<span class="kv-bytes">([\d,]+) bytes \(([\d.]+ (?:B|KiB|MiB|GiB|TiB))\)</span>')
+
+
+def full_range(w) -> list:
+    """Every value a control can take, extremes included."""
+    if isinstance(w, widgets.IntSlider):
+        return list(range(w.min, w.max + 1, w.step))
+    if isinstance(w, widgets.FloatSlider):
+        n = round((w.max - w.min) / w.step)
+        return [round(w.min + i * w.step, 10) for i in range(n + 1)]
+    return [o[1] if isinstance(o, tuple) else o for o in w.options]
+
+
+def no_plot(panel):
+    """The figure only depends on ``state``; skip drawing it in the long sweeps (tested separately)."""
+    panel.plot = lambda state: None
+    return panel
+
+
+def expected_bytes(v: dict) -> int:
+    return kv_cache_bytes(v["L"], v["B"], v["H_kv"], v["T"], v["d_h"], v["dtype"])
+
+
+def check_explorer(p: KVCacheExplorer) -> None:
+    v = p.values()
+    assert "error" not in p.state, p.state.get("error")
+    n = expected_bytes(v)
+    assert p.state["bytes"] == n
+    m = BYTES_SPAN.search(p.html.value)
+    assert m, p.html.value
+    assert m.group(1) == f"{n:,}" and int(m.group(1).replace(",", "")) == n
+    assert f"{n:,} bytes" in p.html.value
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return no_plot(KVCacheExplorer())
+
+
+def test_controls_are_named_for_the_browser_test(explorer):
+    assert set(EXPLORER_CONTROLS) <= set(explorer.controls)
+    assert isinstance(explorer.controls["dtype"], widgets.Dropdown)
+    assert set(full_range(explorer.controls["dtype"])) == set(DTYPE_BYTES)
+
+
+def test_default_shows_llama3_8b_at_4k():
+    p = KVCacheExplorer()
+    assert p.values() == {"preset": "Llama-3-8B", "T": 4096, "L": 32, "H_kv": 8, "B": 1, "d_h": 128, "dtype": "float16"}
+    assert p.state["bytes"] == 536_870_912 == cache_bytes_for(MODEL_PRESETS["Llama-3-8B"], 1, 4096)
+    assert '<span class="kv-bytes">536,870,912 bytes (512.0 MiB)</span>' in p.html.value
+    assert p.fig is not None
+
+
+def test_T_reaches_128k_and_every_preset_context(explorer):
+    T = full_range(explorer.controls["T"])
+    assert T == sorted(T) and T[0] == 1 and T[-1] >= 131072
+    assert {4096, 32768, 131072} <= set(T)
+    assert {cfg.max_seq_len for cfg in MODEL_PRESETS.values()} <= set(T)
+
+
+@pytest.mark.parametrize("name", EXPLORER_CONTROLS)
+def test_each_control_over_its_full_range(explorer, name):
+    w = explorer.controls[name]
+    for value in full_range(w):
+        w.value = value
+        assert explorer.values()[name] == value
+        check_explorer(explorer)
+
+
+def test_random_combinations():
+    p = no_plot(KVCacheExplorer())
+    rng = random.Random(0)
+    ranges = {name: full_range(p.controls[name]) for name in ("preset",) + EXPLORER_CONTROLS}
+    for _ in range(150):
+        names = list(ranges)
+        rng.shuffle(names)  # the order of moves must not matter
+        for name in names:
+            p.controls[name].value = rng.choice(ranges[name])
+        check_explorer(p)
+
+
+@pytest.mark.parametrize("name", list(MODEL_PRESETS))
+def test_preset_fills_the_model_sliders(explorer, name):
+    c = explorer.controls
+    c["preset"].value = CUSTOM
+    c["T"].value, c["B"].value, c["dtype"].value = 32768, 3, "bfloat16"
+    c["preset"].value = name
+    cfg = MODEL_PRESETS[name]
+    assert (c["L"].value, c["H_kv"].value, c["d_h"].value) == (cfg.n_layers, cfg.n_kv_heads, cfg.head_dim)
+    assert (c["T"].value, c["B"].value, c["dtype"].value) == (32768, 3, "bfloat16")  # the user's, untouched
+    assert explorer.state["bytes"] == cache_bytes_for(cfg, 3, 32768, "bfloat16")
+    check_explorer(explorer)
+    assert f"{cfg.max_seq_len:,} tokens" in explorer.html.value
+
+
+def test_moving_a_model_slider_leaves_the_preset(explorer):
+    c = explorer.controls
+    c["preset"].value = "Mistral-7B"
+    c["B"].value = 7  # not a model property: the preset stays
+    assert c["preset"].value == "Mistral-7B"
+    c["H_kv"].value = 32
+    assert c["preset"].value == CUSTOM
+    check_explorer(explorer)
+
+
+def test_plots_at_the_extremes():
+    p = KVCacheExplorer()
+    for pick in (min, max):
+        for name in EXPLORER_CONTROLS:
+            w = p.controls[name]
+            w.value = pick(full_range(w)) if name != "dtype" else ("float32" if pick is max else "int8")
+        assert "error" not in p.state
+        ax = p.fig.axes[0]
+        assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+    p.controls["preset"].value = "Llama-2-7B"  # draws the max-context line
+    assert "error" not in p.state and p.fig is not None
+
+
+# --- the budget planner ---------------------------------------------------------------------
+
+
+def check_planner(p: BudgetPlanner) -> None:
+    v = p.values()
+    assert "error" not in p.state, p.state.get("error")
+    cfg = MODEL_PRESETS[v["model"]]
+    weights = cfg.n_params * bytes_per_element(v["weights_dtype"])
+    n = max_concurrent_requests(cfg, v["T"], v["GPU_GiB"] * 2**30, weight_bytes=weights, dtype=v["dtype"],
+                                reserve_fraction=v["reserve"])
+    assert p.state["n_requests"] == n
+    assert p.state["per_request_bytes"] == cache_bytes_for(cfg, 1, v["T"], v["dtype"])
+    assert p.state["weight_bytes"] == weights
+    # what the requests hold plus the weights never exceeds the usable memory
+    assert n * p.state["per_request_bytes"] + weights <= v["GPU_GiB"] * 2**30 * (1 - v["reserve"]) or n == 0
+    if p.state["weights_fit"]:
+        assert f'<b class="n-requests">{n:,}</b>' in p.html.value
+    else:
+        assert n == 0 and "do not fit" in p.html.value
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return no_plot(BudgetPlanner())
+
+
+def test_planner_default():
+    p = BudgetPlanner()
+    check_planner(p)
+    cfg = MODEL_PRESETS["Llama-3-8B"]
+    assert p.state["n_requests"] == max_concurrent_requests(
+        cfg, 8192, 80 * 2**30, weight_bytes=cfg.n_params * 2, dtype="bfloat16", reserve_fraction=0.1)
+    assert p.state["n_requests"] > 0 and p.fig is not None
+
+
+@pytest.mark.parametrize("name", ["model", "GPU_GiB", "weights_dtype", "dtype", "T", "reserve"])
+def test_planner_each_control_over_its_full_range(planner, name):
+    for value in full_range(planner.controls[name]):
+        planner.controls[name].value = value
+        check_planner(planner)
+
+
+def test_planner_random_combinations():
+    p = no_plot(BudgetPlanner())
+    rng = random.Random(1)
+    ranges = {name: full_range(w) for name, w in p.controls.items()}
+    for _ in range(120):
+        for name, options in ranges.items():
+            p.controls[name].value = rng.choice(options)
+        check_planner(p)
+
+
+def test_planner_fewer_requests_when_longer():
+    p = no_plot(BudgetPlanner())
+    counts = []
+    for T in (1024, 2048, 4096, 8192):
+        p.controls["T"].value = T
+        counts.append(p.state["n_requests"])
+    assert counts == sorted(counts, reverse=True) and counts[0] >= 7 * counts[-1]
+
+
+def test_planner_weights_that_do_not_fit():
+    p = BudgetPlanner(model="Llama-3.1-70B", GPU_GiB=8, weights_dtype="float32")
+    check_planner(p)
+    assert p.state["n_requests"] == 0 and not p.state["weights_fit"]
