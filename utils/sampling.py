@@ -68,3 +68,32 @@ def sample(
         return logits.argmax(dim=-1)
     probs = filtered_probs(logits, temperature, top_k, top_p)
     return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)  # (B,)
+
+
+def filter_stages(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> dict[str, torch.Tensor]:
+    """The distribution after each step of ``filtered_probs``, for plots: name -> probs ``[B, V]``.
+
+    ``"original"``     softmax of the raw logits (temperature 1, nothing removed)
+    ``"temperature"``  softmax(logits / temperature) (one-hot on the argmax at temperature 0)
+    ``"top_k"``        ... then only the k most likely kept, renormalised
+    ``"top_p"``        ... then only the nucleus kept: the distribution ``sample`` draws from
+
+    A step that is switched off (``top_k=None``, ``top_p=None`` or 1) repeats the one before.
+    The last entry always equals ``filtered_probs(logits, temperature, top_k, top_p)``.
+    """
+    _check(logits, temperature, top_k, top_p)
+    stages = {"original": torch.softmax(logits.float(), dim=-1)}
+    if temperature == 0:  # greedy: one token left, the filters have nothing to remove
+        greedy = filtered_probs(logits, 0)
+        return {**stages, "temperature": greedy, "top_k": greedy, "top_p": greedy}
+    scaled = logits / temperature  # (B, V)
+    stages["temperature"] = torch.softmax(scaled.float(), dim=-1)
+    if top_k is not None:
+        scaled = top_k_filter(scaled, top_k)
+    stages["top_k"] = torch.softmax(scaled.float(), dim=-1)
+    if top_p is not None and top_p < 1:
+        scaled = top_p_filter(scaled, top_p)
+    stages["top_p"] = torch.softmax(scaled.float(), dim=-1)
+    return stages

@@ -1,0 +1,125 @@
+"""The bug lab's broken variants are each caught by the recompute check, and their fixes pass."""
+import pytest
+import torch
+
+from conftest import tiny_model
+from utils import bugs, compare_with_recompute
+
+
+@pytest.fixture(scope="module")
+def model():
+    return tiny_model("GQA")
+
+
+@pytest.fixture(scope="module")
+def prompt():
+    return torch.randint(3, 101, (1, 8), generator=torch.Generator().manual_seed(3))
+
+
+@pytest.mark.parametrize("bug", bugs.BUGS, ids=lambda b: b.key)
+def test_each_bug_is_caught_and_its_fix_passes(model, prompt, bug):
+    broken = bug.run(model, prompt, False)
+    fixed = bug.run(model, prompt, True)
+    assert broken.caught, f"{bug.key}: the check missed the bug ({broken.summary()})"
+    assert fixed.error is None and fixed.report.ok, f"{bug.key}: the fix fails ({fixed.summary()})"
+    assert not fixed.caught
+    assert broken.first_step is not None and fixed.first_step is None
+
+
+EXPECTED_FIRST_STEP = {  # prefill-only bugs show at step 0, decode bugs at step 1, beams once parents reshuffle
+    "positions": 1, "refeed": 1, "concat_axis": 1, "mask": 1, "padding": 0, "dropout": 0, "layer0": 1,
+}
+
+
+@pytest.mark.parametrize("key", list(EXPECTED_FIRST_STEP))
+def test_first_diverging_step(model, prompt, key):
+    assert bugs.BUG_BY_KEY[key].run(model, prompt, False).first_step == EXPECTED_FIRST_STEP[key]
+
+
+def test_beam_bug_shows_after_the_first_step(model, prompt):
+    assert bugs.BUG_BY_KEY["beam"].run(model, prompt, False).first_step >= 1
+
+
+@pytest.mark.parametrize("kind", ["MHA", "GQA", "MQA"])
+def test_decode_bugs_caught_in_every_attention_layout(kind, prompt):
+    m = tiny_model(kind)
+    for key in ("positions", "refeed", "mask", "layer0"):
+        assert bugs.BUG_BY_KEY[key].run(m, prompt, False).caught, (kind, key)
+        assert not bugs.BUG_BY_KEY[key].run(m, prompt, True).caught, (kind, key)
+
+
+def test_wrong_axis_raises_for_a_long_prompt(model, prompt):
+    out = bugs.run_check(model, prompt, prefill_fn=bugs.prefill_into(bugs.ConcatOnHeadsKVCache))
+    assert out.error.startswith("RuntimeError") and out.error_step == 1
+    assert out.report.ok and len(out.report.max_diffs) == 1  # the prefill, before the error, was fine
+    assert out.summary() == "raises RuntimeError at step 1"
+
+
+def test_wrong_axis_with_a_one_token_prompt(prompt):
+    """With T = 1 torch.cat succeeds; the readable attention then gives wrong numbers without an error."""
+    m = tiny_model("GQA")
+    wrong_axis = bugs.prefill_into(bugs.ConcatOnHeadsKVCache)
+    assert bugs.run_check(m, prompt[:, :1], 1, prefill_fn=wrong_axis).caught  # fast path: raises or diverges
+    m.set_attn_impl("explicit")
+    out = bugs.run_check(m, prompt[:, :1], 1, prefill_fn=wrong_axis)
+    assert out.error is None and out.report.first_bad_step == 1 and out.report.first_bad_position == 1
+
+
+def test_short_mask_in_chunked_prefill_raises_and_its_fix_passes(model, prompt):
+    broken = bugs.run_check(model, prompt, prefill_fn=bugs.prefill_chunks_short_mask)
+    assert broken.error is not None and broken.error_step == 0
+    fixed = bugs.run_check(model, prompt, prefill_fn=bugs.prefill_chunks_full_mask)
+    assert fixed.report.ok
+
+
+def test_masked_forward_with_the_causal_mask_equals_the_model(model, prompt):
+    from utils.attention import causal_mask
+    from utils.sliding import masked_forward
+
+    with torch.inference_mode():
+        torch.testing.assert_close(masked_forward(model, prompt, causal_mask(8, 8)), model(prompt),
+                                   atol=1e-5, rtol=0)
+
+
+def test_dropout_bug_needs_train_mode_and_dropout(model, prompt):
+    twin = bugs.with_dropout(model, 0.1)
+    assert twin.cfg.dropout == 0.1 and not twin.training
+    assert bugs.state_hash(twin) == bugs.state_hash(model)  # same weights
+    assert compare_with_recompute(twin, prompt, 3, tol=bugs.TOL).ok  # eval: dropout is the identity
+    twin.train()
+    assert not compare_with_recompute(twin, prompt, 3, tol=bugs.TOL).ok
+
+
+def test_use_cache_changes_no_parameter(model, prompt):
+    hashes = bugs.use_cache_hashes(model, prompt, 4)
+    assert len(hashes) == 3 and len(set(hashes.values())) == 1
+
+
+def test_state_hash_sees_a_changed_weight():
+    m = tiny_model("GQA")
+    before = bugs.state_hash(m)
+    with torch.no_grad():
+        m.layers[1].mlp.up_proj.weight[0, 0] += 1e-3
+    assert bugs.state_hash(m) != before
+
+
+def test_outcome_summaries_are_deterministic_text(model, prompt):
+    results = bugs.run_all(model, prompt)
+    text = bugs.table(results, bugs.use_cache_hashes(model, prompt, 2))
+    assert len(text.splitlines()) == 2 + len(bugs.BUGS) + 2 and text.endswith("True")
+    for bug, broken, fixed in results:
+        assert bug.title in text
+        assert "e-" not in broken.summary() and fixed.summary().startswith("OK")
+
+
+def test_show_fix_is_a_small_diff():
+    for bug in bugs.BUGS:
+        diff = bugs.show_fix(bug)
+        changed = [l for l in diff.splitlines() if l[:1] in "+-" and not l.startswith(("+++", "---"))]
+        assert 2 <= len(changed) <= 6, (bug.key, diff)
+        assert any("BUG" in l or l.startswith("-") for l in changed)
+
+
+def test_left_pad():
+    ids, mask = bugs.left_pad([[5, 6], [7, 8, 9]], pad_id=0)
+    assert ids.tolist() == [[0, 5, 6], [7, 8, 9]] and mask.tolist() == [[0, 1, 1], [1, 1, 1]]

@@ -1,0 +1,129 @@
+"""Notebook 05's widget: temperature, top-k and top-p sliders on the course model, no browser."""
+import random
+
+import matplotlib
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+from utils import load_course_model  # noqa: E402
+from utils.sampling import filtered_probs  # noqa: E402
+from utils.widgets import SamplingPanel  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def panel():
+    model, tok = load_course_model()
+    return SamplingPanel(model, tok)
+
+
+def _check(state):
+    assert "error" not in state, state.get("error")
+    assert state["kept_size"] >= 1
+    assert state["kept_size"] == len(state["kept"])
+    assert abs(state["probs_sum"] - 1) < 1e-5
+    assert abs(sum(p for _, p in state["kept"]) - 1) < 1e-5
+
+
+def test_controls_are_named_and_ranges_are_valid(panel):
+    c = panel.controls
+    assert {"temperature", "top_k", "top_p"} <= set(c)
+    assert c["temperature"].min == 0  # greedy is on the slider
+    assert (c["top_k"].min, c["top_k"].max) == (1, panel.V)
+    assert 0 < c["top_p"].min and c["top_p"].max == 1  # top_p = 0 would keep nothing
+
+
+def test_defaults_keep_the_whole_vocabulary(panel):
+    for name, w in panel.controls.items():
+        if name != "prompt":
+            w.value = {"temperature": 1.0, "top_k": panel.V, "top_p": 1.0}[name]
+    s = panel.state
+    _check(s)
+    assert s["kept_size"] == panel.V and s["top_k"] is None and s["top_p"] is None
+    assert panel.html.value and panel.fig is not None
+
+
+def test_greedy_keeps_one_token_the_argmax(panel):
+    panel.controls["temperature"].value = 0.0
+    s = panel.state
+    _check(s)
+    assert s["kept_size"] == 1 and s["kept"][0][0] == s["greedy"]
+    panel.controls["temperature"].value = 1.0
+
+
+def test_every_slider_over_its_full_range(panel, monkeypatch):
+    monkeypatch.setattr(panel, "plot", lambda state: None)  # drawn at the extremes below; keeps this fast
+    for name in ("temperature", "top_k", "top_p"):
+        w = panel.controls[name]
+        before = w.value
+        n = round((w.max - w.min) / w.step)
+        for i in range(n + 1):
+            w.value = w.min + i * w.step if i < n else w.max  # extremes included
+            _check(panel.state)
+        w.value = before
+
+
+def test_extremes_match_the_sampling_functions(panel):
+    c = panel.controls
+    logits = panel.next_logits(c["prompt"].value)  # (1, V)
+    for T, k, p in [(0.0, 1, 0.05), (0.0, panel.V, 1.0), (2.0, 1, 1.0), (2.0, panel.V, 0.05),
+                    (0.05, panel.V, 1.0), (2.0, panel.V, 1.0), (1.0, 3, 0.5)]:
+        c["temperature"].value, c["top_k"].value, c["top_p"].value = T, k, p
+        s = panel.state
+        _check(s)
+        ref = filtered_probs(logits, T, None if k == panel.V else k, None if p == 1 else p)[0]
+        assert s["kept_size"] == int((ref > 0).sum()), (T, k, p)
+        if T > 0 and k < panel.V:
+            assert s["kept_size"] <= k
+        assert panel.html.value and panel.fig is not None
+        assert len(panel.fig.axes) == 4  # original, temperature, top-k, top-p
+
+
+def test_every_prompt(panel):
+    for prompt in panel.controls["prompt"].options:
+        panel.controls["prompt"].value = prompt
+        _check(panel.state)
+        assert panel.state["prompt"] == prompt
+
+
+def test_random_combinations(panel, monkeypatch):
+    # The figure is a pure function of the state and is drawn at the extremes; skip it here
+    # so that a few hundred slider moves stay fast.
+    monkeypatch.setattr(panel, "plot", lambda state: None)
+    rng = random.Random(0)
+    c = panel.controls
+    for _ in range(150):
+        c["prompt"].value = rng.choice(list(c["prompt"].options))
+        c["temperature"].value = rng.choice([0.0, rng.uniform(0, 2)])
+        c["top_k"].value = rng.randint(1, panel.V)
+        c["top_p"].value = rng.uniform(c["top_p"].min, 1.0)
+        s = panel.state
+        _check(s)
+        assert panel.html.value
+        if s["temperature"] == 0:
+            assert s["kept_size"] == 1
+        if s["top_k"] is not None:
+            assert s["kept_size"] <= s["top_k"] or s["temperature"] == 0
+
+
+def test_sliders_never_touch_the_model(panel):
+    """The logits are computed once per prompt; moving a slider only re-picks from them."""
+    prompt = panel.controls["prompt"].value
+    before = panel.next_logits(prompt).clone()
+    panel.controls["temperature"].value = 1.5
+    assert torch.equal(panel.next_logits(prompt), before)
+
+
+def test_filter_stages_end_in_what_sample_draws_from():
+    from utils.sampling import filter_stages
+    logits = torch.randn(3, 40, generator=torch.Generator().manual_seed(0))
+    for T in (0, 0.3, 1.0, 2.0):
+        for k in (None, 1, 5, 40):
+            for p in (None, 0.05, 0.5, 1.0):
+                stages = filter_stages(logits, T, k, p)
+                assert list(stages) == ["original", "temperature", "top_k", "top_p"]
+                assert torch.allclose(stages["top_p"], filtered_probs(logits, T, k, p).float())
+                assert torch.allclose(stages["original"], torch.softmax(logits, -1))
+                for probs in stages.values():
+                    assert torch.allclose(probs.sum(-1), torch.ones(3))

@@ -1,0 +1,135 @@
+"""Beam search on top of the KV cache: after every step, the cache rows must follow the beams.
+
+Beam search keeps the ``n_beams`` most probable continuations (highest summed log-probability).
+At each step every beam proposes every token; the best ``n_beams`` of all ``n_beams x V``
+candidates survive. A survivor continues some *parent* beam, and two survivors may share one
+parent while another beam dies out. Row ``i`` of the cache holds the history of beam ``i`` of the
+previous step, so before decoding the new tokens the cache must be reordered:
+
+    cache.reorder(parents)     # row i now holds the history of beam parents[i]
+
+Forget it and beam i decodes its new token on top of another beam's history: no error, just
+wrong logits. ``beam_search(..., check=True)`` compares every beam's cached logits with a full
+recompute of its own sequence, step by step, and reports the first step that diverges.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .cache import KVCache, StaticKVCache
+from .checks import RecomputeReport
+from .generate import decode_step, prefill
+
+
+@dataclass
+class BeamSearchResult:
+    """What ``beam_search`` returns.
+
+    sequences  ``[n_beams, T + n_steps]`` prompt + new tokens of every beam, best beam first
+    scores     ``[n_beams]`` summed log-probabilities of each beam's new tokens
+    parents    per step: which beam of the previous step each beam continues
+    step_tokens per step: the token each beam appended (``parents[s][b]`` + ``step_tokens[s][b]``)
+    report     per step, max over beams of |cached - recomputed| logits (None if ``check=False``);
+               step 0 is the prefill, step s the decode after the s-th new token
+    """
+
+    sequences: torch.Tensor
+    scores: torch.Tensor
+    parents: list[list[int]]
+    step_tokens: list[list[int]]
+    report: RecomputeReport | None
+
+    def texts(self, tokenizer, prompt_len: int, eos_id: int | None = None) -> list[str]:
+        """Each beam's new tokens as text, cut after the first ``eos_id`` (if given)."""
+        return [tokenizer.decode(row) for row in self.new_tokens(prompt_len, eos_id)]
+
+    def new_tokens(self, prompt_len: int, eos_id: int | None = None) -> list[list[int]]:
+        """Each beam's new token ids, cut after the first ``eos_id`` (if given)."""
+        out = []
+        for row in self.sequences[:, prompt_len:].tolist():
+            if eos_id is not None and eos_id in row:
+                row = row[: row.index(eos_id) + 1]
+            out.append(row)
+        return out
+
+
+@torch.inference_mode()
+def beam_search(
+    model,
+    prompt: torch.Tensor,
+    n_beams: int,
+    n_steps: int,
+    *,
+    reorder: bool = True,
+    cache: str = "dynamic",
+    check: bool = True,
+    tol: float = 1e-4,
+    eos_id: int | None = None,
+) -> BeamSearchResult:
+    """Beam search of ``n_steps`` tokens after ``prompt`` (``[T]`` or ``[1, T]``), one cache row per beam.
+
+    ``reorder=False`` skips ``cache.reorder`` (the bug). ``cache``: ``"dynamic"`` or ``"static"``.
+    With ``check=True`` every step also recomputes each beam's sequence without a cache.
+    ``eos_id``: a beam that has produced it is finished; it keeps its score and its only
+    continuation is ``eos_id`` again (so the batch stays rectangular). The search stops early
+    once every beam is finished.
+    """
+    if isinstance(n_beams, bool) or not isinstance(n_beams, int) or not 1 <= n_beams <= model.cfg.vocab_size:
+        raise ValueError(f"n_beams must be an int in [1, V={model.cfg.vocab_size}], got {n_beams!r}")
+    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 0:
+        raise ValueError(f"n_steps must be an int >= 0, got {n_steps!r}")
+    if cache not in ("dynamic", "static"):
+        raise ValueError(f"cache={cache!r}; choose 'dynamic' or 'static'")
+    prompt = torch.as_tensor(prompt)
+    if prompt.dim() == 1:
+        prompt = prompt[None]
+    if prompt.dim() != 2 or prompt.shape[0] != 1:
+        raise ValueError(f"prompt must be one sequence, [T] or [1, T]; got shape {tuple(prompt.shape)}")
+    T = prompt.shape[1]
+    if T + n_steps > model.cfg.max_seq_len:
+        raise ValueError(f"prompt {T} + n_steps {n_steps} exceeds max_seq_len={model.cfg.max_seq_len}")
+    model.eval()
+    seqs = prompt.repeat(n_beams, 1)  # (n_beams, T): every beam starts as the prompt
+    kv = KVCache() if cache == "dynamic" else StaticKVCache(
+        model.cfg, n_beams, T + n_steps, dtype=model.lm_head.weight.dtype
+    )
+    logits, kv = prefill(model, seqs, cache=kv)  # (n_beams, V)
+    # The beams are identical at first: only beam 0 may expand, or the survivors would be copies.
+    scores = torch.full((n_beams,), float("-inf"))
+    scores[0] = 0.0
+    diffs, positions, all_parents, all_tokens = [], [], [], []
+
+    def compare() -> None:
+        full = model(seqs)[:, -1]  # (n_beams, V): each beam's sequence recomputed without a cache
+        diffs.append(float((logits.float() - full.float()).abs().max()))
+        positions.append(seqs.shape[1] - 1)
+
+    if check:
+        compare()
+    V = logits.shape[-1]
+    for _ in range(n_steps):
+        candidates = torch.log_softmax(logits.float(), dim=-1) + scores[:, None]  # (n_beams, V)
+        if eos_id is not None:
+            done = seqs[:, T:].eq(eos_id).any(dim=1)  # (n_beams,): finished beams
+            if bool(done.all()):
+                break
+            candidates[done] = float("-inf")
+            candidates[done, eos_id] = scores[done]  # a finished beam continues with eos, at no cost
+        best = candidates.flatten().topk(n_beams)  # the n_beams best of n_beams * V candidates
+        parents, tokens = best.indices // V, best.indices % V  # (n_beams,), (n_beams,)
+        scores = best.values
+        if reorder:
+            kv.reorder(parents)  # row i now holds the history of beam parents[i]
+        seqs = torch.cat([seqs[parents], tokens[:, None]], dim=1)  # (n_beams, T + step + 1)
+        logits = decode_step(model, tokens, kv)  # (n_beams, V)
+        all_parents.append(parents.tolist())
+        all_tokens.append(tokens.tolist())
+        if check:
+            compare()
+    report = None
+    if check:
+        bad = next((i for i, d in enumerate(diffs) if not d <= tol), None)
+        report = RecomputeReport(diffs, positions, tol, bad, None if bad is None else positions[bad])
+    return BeamSearchResult(seqs, scores, all_parents, all_tokens, report)
