@@ -48,6 +48,10 @@ test: venv venv-colab
 	$(MAKE) --no-print-directory test-colab || status=1; \
 	exit $$status
 
+# One torch thread for tests: results are identical, and on a busy 2-core machine two threads
+# spin-wait on each other and run many times slower. (utils.bench sets its own thread count.)
+test-main test-colab: export OMP_NUM_THREADS = 1
+
 test-main: venv
 	@status=0; \
 	$(PY) -m pytest tests/ -q -rs || status=1; \
@@ -69,7 +73,10 @@ test-colab: venv-colab
 
 # Re-execute every notebook in place from a clean kernel (outputs are committed).
 notebooks: venv
+	$(PY) tools/nbsync.py
 	$(PY) tools/run_notebooks.py
+	$(PY) tools/export_figures.py
+	$(PY) tools/lesson_facts.py --update
 
 bench: venv
 	$(PY) -m utils.bench

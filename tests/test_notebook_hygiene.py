@@ -58,3 +58,7 @@ def test_ends_with_summary_questions_and_next_link(path):
     assert re.search(r"summary", tail, re.I), "end with a short summary"
     assert re.search(r"self-check|check yourself", tail, re.I), "end with self-check questions"
     assert f"({next_notebook(path.name)})" in tail, "link to the next notebook"
+
+
+def test_readme_course_map_is_generated_from_utils_course():
+    assert nbsync.sync_readme(check=True) is False, "run `python tools/nbsync.py`"

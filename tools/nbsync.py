@@ -1,10 +1,11 @@
-"""Keep every notebook's shared cells in step with utils/course.py.
+"""Keep every notebook's shared cells, and the README's course map, in step with utils/course.py.
 
 Usage: python tools/nbsync.py [--check] [NOTEBOOK.ipynb ...]
 
 Rewrites, in place, the Colab badge line of each notebook's first (title) cell and the whole
-setup cell (the first code cell, starting with "# Course setup"). With --check, changes
-nothing and exits 1 if any notebook is out of step. `make notebooks` runs it first.
+setup cell (the first code cell, starting with "# Course setup"), and the course-map table of
+README.md (between its course-map markers). With --check, changes nothing and exits 1 if
+anything is out of step. `make notebooks` runs it first.
 """
 from __future__ import annotations
 
@@ -15,7 +16,47 @@ import nbformat
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
-from utils.course import BADGE_MARKER, SETUP_MARKER, colab_badge, setup_cell_source  # noqa: E402
+from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
+                          colab_url, setup_cell_source)
+
+README = REPO_ROOT / "README.md"
+MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
+
+
+def lesson_file(lang: str, notebook: str) -> str:
+    return f"lessons/{lang}/{notebook[:2]}-{notebook[3:-len('.ipynb')].replace('_', '-')}.md"
+
+
+def course_map() -> str:
+    """The README's table: notebook, lessons in English and Chinese, what you learn, Colab."""
+    rows = ["| # | Notebook | Lesson | 课文 | What you learn | Colab |", "|---|---|---|---|---|---|"]
+    for notebook, title in SERIES:
+        zh_path = REPO_ROOT / lesson_file("zh", notebook)
+        zh_title = zh_path.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# ").split(" · ", 1)[-1] \
+            if zh_path.exists() else "中文"
+        rows.append(
+            f"| {notebook[:2]} | [{title}](notebooks/{notebook}) | [English]({lesson_file('en', notebook)}) "
+            f"| [{zh_title}]({lesson_file('zh', notebook)}) | {TEACHES[notebook]} "
+            f"| [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook)}) |"
+        )
+    return "\n".join(rows)
+
+
+def sync_readme(check: bool) -> bool:
+    """Rewrite the course map in README.md; return True if it was out of step."""
+    text = README.read_text(encoding="utf-8")
+    if MAP_START not in text or MAP_END not in text:
+        print("README.md: no course-map markers")
+        return True
+    head, rest = text.split(MAP_START, 1)
+    _, tail = rest.split(MAP_END, 1)
+    new = f"{head}{MAP_START}\n{course_map()}\n{MAP_END}{tail}"
+    if new != text:
+        print("README.md: course map out of date")
+        if not check:
+            README.write_text(new, encoding="utf-8")
+        return True
+    return False
 
 
 def sync(nb: nbformat.NotebookNode, name: str) -> list[str]:
@@ -48,6 +89,8 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     paths = [Path(a) for a in argv if a != "--check"] or sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
     bad = 0
+    if not [a for a in argv if a != "--check"]:
+        bad += sync_readme(check)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         problems = sync(nb, path.name)

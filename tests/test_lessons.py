@@ -1,0 +1,128 @@
+"""The reading half: a lesson in English and in Chinese per notebook, whose links, figures and
+quoted numbers all hold against the package and the notebooks."""
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import export_figures  # noqa: E402
+import lesson_facts  # noqa: E402
+
+from utils.course import SERIES, colab_url, github_url  # noqa: E402
+
+LESSONS = ROOT / "lessons"
+LANGS = ("en", "zh")
+SELF_TEST_HEADING = {"en": r"^## Self-test", "zh": r"^## 自测"}
+# Standard Chinese terms: at first use in a Chinese lesson, the English term follows in parentheses.
+ZH_FIRST_USE = {"预填充": "Prefill", "KV 缓存": "KV cache", "首 token 延迟": "TTFT"}
+CORE_TERMS = ["prefill", "decode", "KV cache", "token", "logits", "causal mask", "MHA", "GQA", "MQA",
+              "RoPE", "position id", "left padding", "TTFT", "TPOT", "throughput", "temperature", "top-k",
+              "top-p", "EOS", "stop string", "beam search", "sliding window", "static cache",
+              "full recompute", "tolerance", "memory bandwidth", "concurrency", "query", "key", "value"]
+
+
+def lesson_path(lang: str, notebook: str) -> Path:
+    return LESSONS / lang / f"{notebook[:2]}-{notebook[3:-len('.ipynb')].replace('_', '-')}.md"
+
+
+ALL = [(lang, nb) for nb, _ in SERIES for lang in LANGS]
+ids = [f"{lang}/{nb[:-6]}" for lang, nb in ALL]
+
+
+def _read(lang, nb):
+    path = lesson_path(lang, nb)
+    if not path.exists():
+        pytest.fail(f"missing lesson {path.relative_to(ROOT)}")
+    return path.read_text(encoding="utf-8")
+
+
+def _prose(text: str) -> str:
+    """Text with code, HTML comments, fact spans and link targets removed."""
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", " ", text)
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r'<span data-fact="[^"]+">[^<]*</span>', " ", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return text
+
+
+@pytest.mark.parametrize("lang,nb", ALL, ids=ids)
+def test_lesson_exists_and_links_to_its_notebook(lang, nb):
+    text = _read(lang, nb)
+    assert github_url(f"notebooks/{nb}") in text, "link the notebook on GitHub"
+    assert colab_url(nb) in text, "link the notebook on Colab"
+
+
+@pytest.mark.parametrize("lang,nb", ALL, ids=ids)
+def test_relative_links_and_images_resolve(lang, nb):
+    path = lesson_path(lang, nb)
+    text = _read(lang, nb)
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text):
+        if re.match(r"^(https?:|mailto:|#)", target):
+            continue
+        assert (path.parent / target.split("#")[0]).exists(), f"broken link {target}"
+
+
+@pytest.mark.parametrize("lang,nb", ALL, ids=ids)
+def test_self_test_has_three_to_five_questions_with_answers(lang, nb):
+    text = _read(lang, nb)
+    m = re.search(SELF_TEST_HEADING[lang] + r".*?$(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert m, f"a '{SELF_TEST_HEADING[lang][3:]}' section"
+    section = m.group(1)
+    questions = re.findall(r"^\d+\.\s", section, flags=re.M)
+    assert 3 <= len(questions) <= 5, f"{len(questions)} questions"
+    assert len(re.findall(r"<details>", section)) >= len(questions), "each question has an answer"
+
+
+@pytest.mark.parametrize("lang,nb", ALL, ids=ids)
+def test_quoted_numbers_are_computed_facts(lang, nb):
+    text = _read(lang, nb)
+    for name, value in re.findall(r'<span data-fact="([^"]+)">([^<]*)</span>', text):
+        assert name in lesson_facts.FACTS, f"unknown fact {name}"
+        assert lesson_facts.FACTS[name]() == value, f"{name}: lesson says {value}, now {lesson_facts.FACTS[name]()}"
+    typed = re.findall(r"(?<![\w.-])\d[\d,]{3,}(?:\.\d+)?", _prose(text))
+    assert not typed, f"numbers typed by hand (make them facts in tools/lesson_facts.py): {typed}"
+
+
+@pytest.mark.parametrize("lang,nb", ALL, ids=ids)
+def test_figures_are_the_notebooks_own(lang, nb):
+    text = _read(lang, nb)
+    exported = export_figures.all_figures()
+    for target in re.findall(r"\]\(([^)\s]*figures/[^)\s]+\.png)\)", text):
+        name = Path(target).name
+        assert name in exported, f"{name} is not a figure exported from a notebook ('# figure:' marker)"
+        assert (lesson_path(lang, nb).parent / target).read_bytes() == exported[name], \
+            f"{name} differs from the notebook's output: run tools/export_figures.py"
+
+
+@pytest.mark.parametrize("nb", [nb for nb, _ in SERIES])
+def test_chinese_lessons_give_the_english_term_at_first_use(nb):
+    text = _prose(_read("zh", nb))
+    for zh, en in ZH_FIRST_USE.items():
+        i = text.find(zh)
+        if i >= 0:
+            assert en.lower() in text[i: i + len(zh) + 16].lower(), f"first '{zh}' should be followed by ({en})"
+
+
+def test_glossary_covers_the_core_terms_and_every_term_is_used():
+    glossary = (LESSONS / "glossary.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1].strip() for line in glossary.splitlines()
+            if line.startswith("| ") and not line.startswith("| English") and "---" not in line]
+    english = " ; ".join(rows).lower()
+    missing = [t for t in CORE_TERMS if t.lower() not in english]
+    assert not missing, f"glossary lacks {missing}"
+    lessons = " ".join(lesson_path("en", nb).read_text(encoding="utf-8").lower()
+                       for nb, _ in SERIES if lesson_path("en", nb).exists())
+    if lessons:
+        unused = [r for r in rows if re.sub(r"\s*\(.*\)", "", r).lower() not in lessons]
+        assert not unused, f"glossary terms no lesson uses: {unused}"
+
+
+def test_exported_figures_are_up_to_date():
+    stale = [n for n, data in export_figures.all_figures().items()
+             if not (LESSONS / "figures" / n).exists() or (LESSONS / "figures" / n).read_bytes() != data]
+    assert not stale, f"run tools/export_figures.py: {stale}"

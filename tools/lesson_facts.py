@@ -1,0 +1,297 @@
+"""The numbers the lessons quote, each computed from the package or read from a notebook's outputs.
+
+A lesson writes a quoted number as ``<span data-fact="NAME">VALUE</span>``; tests/test_lessons.py
+recomputes ``FACTS[NAME]()`` and checks that VALUE is exactly that text. Any number of four or
+more digits in a lesson's prose must be such a span, so no computed number is typed by hand.
+Add a fact here when a lesson needs a new one: a name and a function returning the text.
+
+    python tools/lesson_facts.py            # prints every fact and its current value
+    python tools/lesson_facts.py --update   # rewrites every fact span in lessons/ with its value
+
+``make notebooks`` runs ``--update`` after re-executing the notebooks, so timings a lesson quotes
+from a notebook follow the new run instead of going stale.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from utils.sizing import MODEL_PRESETS, cache_bytes_for, kv_bytes_per_token, max_concurrent_requests  # noqa: E402
+
+
+def notebook_text(notebook: str) -> str:
+    """All text outputs of a committed notebook, joined (what a reader of the notebook sees)."""
+    nb = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))
+    parts = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("text") or out.get("data", {}).get("text/plain") or ""
+            parts.append(text if isinstance(text, str) else "".join(text))
+    return "\n".join(parts)
+
+
+def from_notebook(notebook: str, pattern: str) -> Callable[[], str]:
+    """A fact read from a notebook's committed outputs: the first group of ``pattern``."""
+    def read() -> str:
+        m = re.search(pattern, notebook_text(notebook))
+        if not m:
+            raise LookupError(f"{notebook}: no output matches {pattern!r}")
+        return m.group(1)
+    return read
+
+
+def _per_token(name: str, dtype: str = "float16") -> Callable[[], str]:
+    return lambda: f"{kv_bytes_per_token(MODEL_PRESETS[name], dtype):,}"
+
+
+def _per_token_kib(name: str, dtype: str = "float16") -> Callable[[], str]:
+    return lambda: f"{kv_bytes_per_token(MODEL_PRESETS[name], dtype) / 1024:g}"
+
+
+def _context_gib(name: str, T: int, dtype: str = "float16") -> Callable[[], str]:
+    return lambda: f"{cache_bytes_for(MODEL_PRESETS[name], 1, T, dtype) / 2**30:.1f}"
+
+
+def _nucleus_example(temperature: float, what: str) -> Callable[[], str]:
+    """Lesson 05's worked example: top-p = 0.8 on the logits [1.5, 1.0, 0.0, -1.0] at one temperature.
+    ``what``: "probs" (softmax of logits / T), "cumsum" (their running total), "kept" (the renormalised
+    kept set, what ``sample`` draws from) or "n_kept"."""
+    def read() -> str:
+        import torch
+        from utils.sampling import filtered_probs
+        logits = torch.tensor([[1.5, 1.0, 0.0, -1.0]])  # (1, V), already sorted
+        probs = torch.softmax(logits / temperature, dim=-1)[0]  # (V,)
+        kept = filtered_probs(logits, temperature, top_p=0.8)[0]  # (V,)
+        if what == "n_kept":
+            return str(int((kept > 0).sum()))
+        values = {"probs": probs, "cumsum": probs.cumsum(0), "kept": kept[kept > 0]}[what]
+        return ", ".join(f"{float(x):.2f}" for x in values)
+    return read
+
+
+FACTS: dict[str, Callable[[], str]] = {
+    "llama2_7b_per_token_bytes": _per_token("Llama-2-7B"),
+    "llama3_8b_per_token_bytes": _per_token("Llama-3-8B"),
+    "llama2_7b_per_token_kib": _per_token_kib("Llama-2-7B"),
+    "llama3_8b_per_token_kib": _per_token_kib("Llama-3-8B"),
+    "llama2_7b_4k_gib": _context_gib("Llama-2-7B", 4096),
+    "llama3_8b_8k_gib": _context_gib("Llama-3-8B", 8192),
+    # --- 00 ---
+    "nb00_course_model": from_notebook("00_tour.ipynb", r"course model: (L=\d+ layers, C=\d+, H=\d+ query heads, "
+                                                        r"H_kv=\d+ K/V heads, d_h=\d+, V=\d+ tokens)"),
+    "nb00_params": from_notebook("00_tour.ipynb", r"([\d,]+) parameters"),
+    "nb00_prefill_ms": from_notebook("00_tour.ipynb", r"prefill -> \S+\s*: ([\d.]+) ms"),
+    "nb00_decode1_ms": from_notebook("00_tour.ipynb", r"decode  -> 。\s*: ([\d.]+) ms"),
+    "nb00_decode2_ms": from_notebook("00_tour.ipynb", r"decode  -> <EOS>\s*: ([\d.]+) ms"),
+    # --- 01 ---
+    "nb01_std_qk_d128": from_notebook("01_attention_block.ipynb", r"d_h = 128: std of q·k =\s+([\d.]+)"),
+    "nb01_std_scaled_d128": from_notebook("01_attention_block.ipynb", r"d_h = 128: .*?std of q·k / √d_h = ([\d.]+)"),
+    "nb01_rope_score_dist3": from_notebook("01_attention_block.ipynb", r"query at 30, key at 27 \(distance 3\): q·k = ([+-][\d.]+)"),
+    "nb01_rope_score_dist0": from_notebook("01_attention_block.ipynb", r"query at 21, key at 21 \(distance 0\): q·k = ([+-][\d.]+)"),
+    "nb01_rope_score_dist5": from_notebook("01_attention_block.ipynb", r"query at 10, key at  5 \(distance 5\): q·k = ([+-][\d.]+)"),
+    "nb01_course_model_shape": from_notebook("01_attention_block.ipynb",
+                                             r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+)"),
+    # --- 02 ---
+    "nb02_course_model": from_notebook("02_prefill.ipynb",
+                                       r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+, V=\d+)"),
+    "nb02_cache_nbytes": from_notebook("02_prefill.ipynb", r"cache length: \d+ positions, (\d+) bytes"),
+    "nb02_true_p": from_notebook("02_prefill.ipynb", r"true cache \(own K/V per layer\)\s+-> \S+\s+\(p = ([\d.]+)\)"),
+    "nb02_impostor0_p": from_notebook("02_prefill.ipynb", r"layer 0's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
+    "nb02_impostor1_p": from_notebook("02_prefill.ipynb", r"layer 1's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
+    "nb02_impostor2_p": from_notebook("02_prefill.ipynb", r"layer 2's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
+    "nb02_impostor3_p": from_notebook("02_prefill.ipynb", r"layer 3's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
+    "nb02_timing_model_params": from_notebook("02_prefill.ipynb", r"timing model: .*?, ([\d.]+) M parameters"),
+    "nb02_ttft_8_ms": from_notebook("02_prefill.ipynb", r"T =\s+8: prefill\s+([\d.]+) ms"),
+    "nb02_per_token_8_us": from_notebook("02_prefill.ipynb", r"T =\s+8: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_128_ms": from_notebook("02_prefill.ipynb", r"T =\s+128: prefill\s+([\d.]+) ms"),
+    "nb02_per_token_128_us": from_notebook("02_prefill.ipynb", r"T =\s+128: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_512_ms": from_notebook("02_prefill.ipynb", r"T =\s+512: prefill\s+([\d.]+) ms"),
+    "nb02_per_token_512_us": from_notebook("02_prefill.ipynb", r"T =\s+512: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_ratio_512_8": lambda: f"{float(FACTS['nb02_ttft_512_ms']()) / float(FACTS['nb02_ttft_8_ms']()):.0f}",
+    # --- 03 ---
+    "nb03_course_model": from_notebook("03_decode.ipynb",
+                                       r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+, V=\d+)"),
+    "nb03_recompute_steps": from_notebook("03_decode.ipynb", r"cached == recompute within 0\.001 for (\d+) steps"),
+    "nb03_recompute_worst": from_notebook("03_decode.ipynb", r"largest difference: ([\d.]+e[+-]\d+);"),
+    "nb03_recompute_exact": from_notebook("03_decode.ipynb", r"bit-for-bit equal at (\d+) of \d+ steps"),
+    "nb03_kproj_alone_vs_batch": from_notebook("03_decode.ipynb", r"alone vs in the batch : max \|diff\| = ([\d.]+e[+-]\d+)"),
+    "nb03_kproj_alone_vs_reversed": from_notebook("03_decode.ipynb", r"alone vs reversed sum : max \|diff\| = ([\d.]+e[+-]\d+)"),
+    "nb03_timing_T_min": from_notebook("03_decode.ipynb", r"cached step at T=\d+ vs T=(\d+):"),
+    "nb03_timing_T_max": from_notebook("03_decode.ipynb", r"cached step at T=(\d+) vs T=\d+:"),
+    "nb03_cached_ms_min": from_notebook("03_decode.ipynb", r"cached ms   no-cache ms\n\s*\d+\s+([\d.]+)"),
+    "nb03_cached_ms_max": from_notebook("03_decode.ipynb", r"cached ms   no-cache ms\n(?:.*\n)*?\s*\d+\s+([\d.]+)\s+-\n"),
+    "nb03_cached_ratio": from_notebook("03_decode.ipynb", r"cached step at T=\d+ vs T=\d+: x([\d.]+)"),
+    "nb03_no_cache_T": from_notebook("03_decode.ipynb", r"at T=(\d+), a step without cache takes"),
+    "nb03_cached_ms_1024": from_notebook("03_decode.ipynb", r"cached ms   no-cache ms\n(?:.*\n)*?\s*1024\s+([\d.]+)\s+[\d.]+\n"),
+    "nb03_no_cache_ms_1024": from_notebook("03_decode.ipynb", r"cached ms   no-cache ms\n(?:.*\n)*?\s*1024\s+[\d.]+\s+([\d.]+)\n"),
+    "nb03_no_cache_ratio": from_notebook("03_decode.ipynb", r"a step without cache takes x(\d+) the time"),
+    "nb03_linear_flops": from_notebook("03_decode.ipynb", r"the Linear layers ran ([\d,]+) FLOPs"),
+    "nb03_counted_flops": from_notebook("03_decode.ipynb", r"utils\.flops counts ([\d,]+)"),
+    "nb03_counted_attention_flops": from_notebook("03_decode.ipynb", r"\(\+ ([\d,]+) for attention over \d+ keys\)"),
+    # the savings table of section 6: one fact per (column, T) the lesson quotes
+    **{f"nb03_{col}_{T}": from_notebook("03_decode.ipynb", r"weights read\n(?:.*\n)*?\s*" + str(T) + r"\s+" + r"\s+".join(
+           f"({pat})" if j == i else f"(?:{pat})"
+           for j, pat in enumerate([r"[\d.]+", r"[\d.]+", r"[\d.]+%", r"[\d.]+%", r"[\d.]+ \w?i?B", r"[\d.]+ \w?i?B"])))
+       for i, col in enumerate(["mflop_cached", "mflop_no_cache", "saved", "attention_share", "kv_read", "weights_read"])
+       for T in (128, 2047)},
+    "nb03_llama3_8b_weights": from_notebook("03_decode.ipynb", r"Llama-3-8B, T= 1024, B= 1: weights ([\d.]+ \w+),"),
+    "nb03_llama3_8b_kv_1k": from_notebook("03_decode.ipynb", r"T= 1024, B= 1: .*?K/V cache read ([\d.]+ \w+) per step"),
+    "nb03_llama3_8b_kv_8k": from_notebook("03_decode.ipynb", r"T= 8192, B= 1: .*?K/V cache read ([\d.]+ \w+) per step"),
+    "nb03_llama3_8b_kv_8k_b32": from_notebook("03_decode.ipynb", r"T= 8192, B=32: .*?K/V cache read ([\d.]+ \w+) per step"),
+    # --- 04 ---
+    "nb04_llama3_8b_4k_bytes": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096):,}",
+    "nb04_llama3_8b_4k_mib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096) / 2**20:.1f}",
+    "nb04_gemma2_9b_mha_form_ratio": from_notebook("04_cache_sizing.ipynb", r"Gemma-2-9B .*?MHA form / general = ([\d.]+)"),
+    "nb04_prefill_nbytes": from_notebook("04_cache_sizing.ipynb", r"KVCache after prefill: seq_len=\d+, nbytes=([\d,]*\d)"),
+    "nb04_decode_step_bytes": from_notebook("04_cache_sizing.ipynb", r"decode step 0: \+([\d,]+) bytes"),
+    "nb04_static_nbytes": from_notebook("04_cache_sizing.ipynb", r"StaticKVCache: \d+ of \d+ positions filled, nbytes=([\d,]*\d)"),
+    "nb04_bf16_nbytes": from_notebook("04_cache_sizing.ipynb", r"bfloat16 KVCache: nbytes=([\d,]+)"),
+    "nb04_llama2_13b_per_token_kib": _per_token_kib("Llama-2-13B"),
+    "nb04_qwen25_7b_per_token_kib": _per_token_kib("Qwen2.5-7B"),
+    "nb04_gemma2_9b_per_token_kib": _per_token_kib("Gemma-2-9B"),
+    "nb04_llama31_70b_per_token_kib": _per_token_kib("Llama-3.1-70B"),
+    # one fp16 sequence at 4k/32k/128k tokens, in GiB with two decimals as the notebook's table prints it
+    **{f"nb04_{m}_{T // 1024}k_gib": (lambda m=m, T=T: f"{cache_bytes_for(MODEL_PRESETS[m], 1, T) / 2**30:,.2f}")
+       for m in ("Llama-2-7B", "Llama-2-13B", "Llama-3-8B", "Qwen2.5-7B", "Gemma-2-9B", "Llama-3.1-70B")
+       for T in (4096, 32768, 131072)},
+    "nb04_ratio_llama3_8b_vs_llama2_7b": from_notebook("04_cache_sizing.ipynb", r"Llama-3-8B \(GQA\) needs ([\d.]+)x"),
+    "nb04_ratio_llama2_70b_vs_13b": from_notebook("04_cache_sizing.ipynb", r"Llama-2-70B \(GQA\) needs ([\d.]+)x"),
+    "nb04_llama2_70b_mha_factor": from_notebook("04_cache_sizing.ipynb", r"H_kv=64\) would need (\d+)x"),
+    "nb04_llama3_8b_params": from_notebook("04_cache_sizing.ipynb", r"Llama-3-8B: ([\d,]+) parameters"),
+    "nb04_llama3_8b_weights_gib": from_notebook("04_cache_sizing.ipynb", r"parameters -> weights ([\d.]+) GiB"),
+    "nb04_fit_1k": from_notebook("04_cache_sizing.ipynb", r"T =\s+1,024 tokens: .*?->\s+(\d+) requests fit"),
+    "nb04_fit_2k": from_notebook("04_cache_sizing.ipynb", r"T =\s+2,048 tokens: .*?->\s+(\d+) requests fit"),
+    "nb04_fit_4k": from_notebook("04_cache_sizing.ipynb", r"T =\s+4,096 tokens: .*?->\s+(\d+) requests fit"),
+    "nb04_fit_8k": from_notebook("04_cache_sizing.ipynb", r"T =\s+8,192 tokens: .*?->\s+(\d+) requests fit"),
+    "nb04_free_gib": from_notebook("04_cache_sizing.ipynb", r"on 80 GiB leaves ([\d.]+) GiB for caches"),
+    "nb04_free_tokens": from_notebook("04_cache_sizing.ipynb", r"= ([\d,]+) cached tokens in total"),
+    "nb04_fit_tokens_total": from_notebook("04_cache_sizing.ipynb", r"requests x\s+2,048 tokens = ([\d,]+) tokens"),
+    "nb04_fit_8k_fp8_cache": lambda: str(max_concurrent_requests(  # bf16 weights, an 8-bit cache
+        MODEL_PRESETS["Llama-3-8B"], 8192, 80 * 2**30, weight_bytes=MODEL_PRESETS["Llama-3-8B"].n_params * 2,
+        dtype="float8", reserve_fraction=0.1)),
+    "nb04_positions_without_cache": from_notebook("04_cache_sizing.ipynb", r"new tokens: ([\d,]+) positions without"),
+    "nb04_positions_with_cache": from_notebook("04_cache_sizing.ipynb", r"positions without a cache, ([\d,]+) with it"),
+    "nb04_positions_ratio": from_notebook("04_cache_sizing.ipynb", r"with it: (\d+)x less work"),
+    "nb04_static_used_mib": from_notebook("04_cache_sizing.ipynb", r"preallocated for 8,192: uses ([\d.]+) MiB"),
+    "nb04_static_wasted": from_notebook("04_cache_sizing.ipynb", r"\((\d+%) wasted\)"),
+    "nb04_llama3_8b_b8_8k_gib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 8, 8192) / 2**30:.1f}",
+    # --- 05 ---
+    "nb05_vocab": from_notebook("05_sampling_and_stopping.ipynb", r"course model: .*?V=(\d+)"),
+    "nb05_p_cat": from_notebook("05_sampling_and_stopping.ipynb", r"猫\s+p = ([\d.]+)"),
+    "nb05_t05_p_cat": from_notebook("05_sampling_and_stopping.ipynb", r"T = 0\.5\s+p\(猫\) = ([\d.]+)"),
+    "nb05_t2_p_cat": from_notebook("05_sampling_and_stopping.ipynb", r"T = 2\.0\s+p\(猫\) = ([\d.]+)"),
+    "nb05_t05_entropy": from_notebook("05_sampling_and_stopping.ipynb", r"T = 0\.5 .*?entropy = ([\d.]+) nats"),
+    "nb05_t1_entropy": from_notebook("05_sampling_and_stopping.ipynb", r"T = 1\.0 .*?entropy = ([\d.]+) nats"),
+    "nb05_t2_entropy": from_notebook("05_sampling_and_stopping.ipynb", r"T = 2\.0 .*?entropy = ([\d.]+) nats"),
+    "nb05_topp_kept_like": from_notebook("05_sampling_and_stopping.ipynb",
+                                         r"after “<BOS> 我 喜欢”\n.*\n  top_p=0\.9 keeps\s+(\d+)"),
+    "nb05_topp_kept_bos": from_notebook("05_sampling_and_stopping.ipynb",
+                                        r"after “<BOS>”\n.*\n  top_p=0\.9 keeps\s+(\d+)"),
+    "nb05_panel_kept": from_notebook("05_sampling_and_stopping.ipynb", r"kept set: (\d+) of \d+ tokens"),
+    "nb05_panel_mass": from_notebook("05_sampling_and_stopping.ipynb", r"holding (\d+%) of the model's probability"),
+    "nb05_step_t1_two": from_notebook("05_sampling_and_stopping.ipynb", r"T = 1 +kept set.*?two ([\d.]+)"),
+    "nb05_step_t1_a": from_notebook("05_sampling_and_stopping.ipynb", r"T = 1 +kept set.*?, a ([\d.]+)"),
+    "nb05_step_t1_three": from_notebook("05_sampling_and_stopping.ipynb", r"T = 1 +kept set.*?three ([\d.]+)"),
+    "nb05_step_nucleus_two": from_notebook("05_sampling_and_stopping.ipynb", r"top_p = 0\.6 +kept set.*?two ([\d.]+)"),
+    "nb05_step_nucleus_a": from_notebook("05_sampling_and_stopping.ipynb", r"top_p = 0\.6 +kept set.*?, a ([\d.]+)"),
+    "nb05_eos_length": from_notebook("05_sampling_and_stopping.ipynb", r"row 0: eos +length (\d+)"),
+    "nb05_stop_string_length": from_notebook("05_sampling_and_stopping.ipynb", r"row 0: stop_string +length (\d+)"),
+    "nb05_batch_shape": from_notebook("05_sampling_and_stopping.ipynb", r"input_ids \[B, T\] = (\[\d+, \d+\])"),
+    "nb05_batch_lengths": from_notebook("05_sampling_and_stopping.ipynb", r"lengths: +(\[[\d, ]+\])"),
+    **{f"nb05_example_{what}_t{T:g}": _nucleus_example(T, what)
+       for T in (1.0, 2.0) for what in ("probs", "cumsum", "kept", "n_kept")},
+    # --- 07 ---
+    "nb07_prompt_T": from_notebook("07_bug_lab.ipynb", r"prompt: T = (\d+) tokens"),
+    "nb07_n_steps": from_notebook("07_bug_lab.ipynb", r"each check runs (\d+) decode steps"),
+    "nb07_tol": from_notebook("07_bug_lab.ipynb", r"; tolerance ([\d.]+)"),
+    "nb07_ok_steps": from_notebook("07_bug_lab.ipynb", r"correct cache: OK: (\d+) steps equal"),
+    # the "first divergence" column of the bug table, one fact per row
+    **{f"nb07_first_{key}": from_notebook("07_bug_lab.ipynb", rf"(?m)^{re.escape(title)} .*\| (step \d+ \(pos \d+\)|raises at step \d+)")
+       for key, title in (("positions", "Position ids restart at 0"), ("refeed", "Prompt fed again with cache"),
+                          ("concat_axis", "K/V cat on the wrong axis"), ("mask", "Mask ignores the cache"),
+                          ("padding", "Padded rows, lengths mixed"), ("dropout", "Dropout left on (train mode)"),
+                          ("layer0", "Layer 0's K/V for all layers"), ("beam", "Beam step without reorder"))},
+    "nb07_hashes_equal": from_notebook("07_bug_lab.ipynb", r"use_cache changes weights\? .*\| hashes equal: (\w+)"),
+    "nb07_fixes_pass": from_notebook("07_bug_lab.ipynb", r"with the fix: every check passes: (\w+)"),
+    "nb07_state_hash": from_notebook("07_bug_lab.ipynb", r"before: ([0-9a-f]+)"),
+    "nb07_refeed_cache_len": from_notebook("07_bug_lab.ipynb", r"feed everything: cache length after one step = (\d+)"),
+    "nb07_expected_cache_len": from_notebook("07_bug_lab.ipynb", r"feed the new token: cache length after one step = (\d+)"),
+    "nb07_concat_error": from_notebook("07_bug_lab.ipynb", r"(RuntimeError: Sizes of tensors must match[^\n]*)"),
+    "nb07_concat_t1_readable": from_notebook("07_bug_lab.ipynb", r"1-token prompt, readable attention:\s+(diverges at step \d+ \(position \d+\))"),
+    "nb07_concat_t1_shape": from_notebook("07_bug_lab.ipynb", r"layer 0 K after one decode step: (\[[\d, ]+\])"),
+    "nb07_concat_t1_correct_shape": from_notebook("07_bug_lab.ipynb", r"layer 0 K after one decode step: .*\(correct: (\[[\d, ]+\])\)"),
+    "nb07_concat_t1_seq_len": from_notebook("07_bug_lab.ipynb", r"seq_len reported by the cache: (\d+)"),
+    "nb07_chunk_mask_error": from_notebook("07_bug_lab.ipynb", r"(RuntimeError: The size of tensor a[^\n]*)"),
+    "nb07_beam_reshuffle_parents": from_notebook("07_bug_lab.ipynb", r"step 4: new beams continue beams (\[[\d, ]+\])"),
+    # --- 08 ---
+    "nb08_per_position_bytes": from_notebook("08_beyond_the_basics.ipynb", r"K/V of one position = (\d+) bytes"),
+    "nb08_dynamic_bytes_start": from_notebook("08_beyond_the_basics.ipynb", r"dynamic: holds \d+ -> \d+ positions, bytes (\d+) ->"),
+    "nb08_dynamic_bytes_end": from_notebook("08_beyond_the_basics.ipynb", r"dynamic: holds \d+ -> \d+ positions, bytes \d+ -> (\d+)"),
+    "nb08_dynamic_new_buffers": from_notebook("08_beyond_the_basics.ipynb", r"dynamic: .*new buffers after the prefill: (\d+)"),
+    "nb08_static_bytes": from_notebook("08_beyond_the_basics.ipynb", r"static: holds \d+ -> \d+ positions, bytes (\d+) ->"),
+    "nb08_static_new_buffers": from_notebook("08_beyond_the_basics.ipynb", r"static: .*new buffers after the prefill: (\d+)"),
+    "nb08_positions_end": from_notebook("08_beyond_the_basics.ipynb", r"static: holds \d+ -> (\d+) positions"),
+    "nb08_copy_at_250": from_notebook("08_beyond_the_basics.ipynb", r"T=250: dynamic .*?copies\s+([\d.]+ KiB)"),
+    "nb08_llama2_7b_copy_512": from_notebook("08_beyond_the_basics.ipynb", r"T =  512: a growing cache copies ([\d.]+ \w+)"),
+    "nb08_llama2_7b_copy_4096": from_notebook("08_beyond_the_basics.ipynb", r"T = 4096: a growing cache copies ([\d.]+ \w+)"),
+    "nb08_sliding_last_equal": from_notebook("08_beyond_the_basics.ipynb", r"full attention at positions 0 \.\. (\d+)"),
+    "nb08_sliding_first_diff": from_notebook("08_beyond_the_basics.ipynb", r"first position that differs: (\d+)"),
+    "nb08_sliding_band_equal": from_notebook("08_beyond_the_basics.ipynb", r"band-mask recompute at every position: (\w+)"),
+    "nb08_sliding_stored": from_notebook("08_beyond_the_basics.ipynb", r"positions stored: at most (\d+)"),
+    "nb08_sliding_seen": from_notebook("08_beyond_the_basics.ipynb", r"\| tokens seen: (\d+)"),
+    **{f"nb08_beam{b}_logprob": from_notebook("08_beyond_the_basics.ipynb", rf"beam {b}: log-prob\s+(-?[\d.]+)") for b in range(4)},
+    "nb08_beam_parents_step2": from_notebook("08_beyond_the_basics.ipynb", r"step 2: parents (\[[\d, ]+\])"),
+    "nb08_beam_check_steps": from_notebook("08_beyond_the_basics.ipynb", r"dynamic cache, reorder: every beam equals its recompute at all (\d+) steps"),
+    "nb08_beam_no_reorder": from_notebook("08_beyond_the_basics.ipynb", r"without reorder: first diverging (step \d+ \(position \d+\))"),
+    "nb08_smol_shape": from_notebook("08_beyond_the_basics.ipynb", r"SmolLM2-135M: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(GQA\), d_h=\d+, V=\d+)"),
+    "nb08_smol_float32": from_notebook("08_beyond_the_basics.ipynb", r"M parameters = ([\d.]+ \w+) in float32"),
+    "nb08_smol_per_token_kib": _per_token_kib("SmolLM2-135M", "float32"),
+    "nb08_skip_reason": from_notebook("08_beyond_the_basics.ipynb", r"Skipped the pretrained-model cells: ([^\n]+)"),
+    # --- 09 ---
+    "nb09_questions": from_notebook("09_self_test.ipynb", r"(?m)^(\d+) questions$"),
+    **{f"nb09_questions_nb{n:02d}": from_notebook("09_self_test.ipynb", rf"(?m)^  {n:02d} · .*?(\d+) questions$")
+       for n in range(9)},
+    "nb09_kind_choice": from_notebook("09_self_test.ipynb", r"'single choice': (\d+)"),
+    "nb09_kind_truefalse": from_notebook("09_self_test.ipynb", r"'true / false': (\d+)"),
+    "nb09_kind_fill": from_notebook("09_self_test.ipynb", r"'fill in': (\d+)"),
+    "nb09_kind_open": from_notebook("09_self_test.ipynb", r"'open question': (\d+)"),
+    "nb09_first_new_position": from_notebook("09_self_test.ipynb", r"Q10\. [^\n]*\n   Answer: (\d+)"),
+}
+
+
+SPAN = re.compile(r'(<span data-fact="([^"]+)">)([^<]*)(</span>)')
+
+
+def update_lessons() -> list[str]:
+    """Rewrite the fact spans of every lesson with the current values; return the files changed."""
+    changed = []
+    for path in sorted((ROOT / "lessons").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        new = SPAN.sub(lambda m: m.group(1) + FACTS[m.group(2)]() + m.group(4), text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(str(path.relative_to(ROOT)))
+    return changed
+
+
+def main() -> None:
+    if "--update" in sys.argv[1:]:
+        for name in update_lessons():
+            print(f"updated {name}")
+        return
+    for name, fn in FACTS.items():
+        try:
+            value = fn()
+        except Exception as e:  # a fact that cannot be computed is shown, not hidden
+            value = f"<error: {e}>"
+        print(f"{name:40s} {value}")
+
+
+if __name__ == "__main__":
+    main()
