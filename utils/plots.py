@@ -1,16 +1,46 @@
 """Matplotlib figures the notebooks share. Every axis is labelled, with units."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 # One colour per idea, used the same way in every notebook.
 COLORS = {"prefill": "#1f77b4", "decode": "#ff7f0e", "cached": "#2ca02c", "recompute": "#d62728",
           "K": "#9467bd", "V": "#8c564b", "mask": "#7f7f7f"}
 
 
+# Panels draw while the kernel may run other messages on another thread (JupyterLab 4 sends widget
+# messages to a kernel subshell). The inline backend draws and closes every *pyplot* figure after
+# each message, which can catch a panel's figure half drawn. So inside ``detached()`` (each panel
+# update) figures are made without pyplot: nothing but the panel ever sees them. The flag is a
+# context variable, so a cell running on another thread keeps normal pyplot figures.
+_DETACHED = contextvars.ContextVar("detached_figures", default=False)
+
+
+@contextlib.contextmanager
+def detached():
+    """Within the block, ``subplots`` makes figures pyplot does not know about."""
+    token = _DETACHED.set(True)
+    try:
+        yield
+    finally:
+        _DETACHED.reset(token)
+
+
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, layout=None, **kwargs):
+    """``plt.subplots``, or a pyplot-free ``Figure`` inside ``detached()``; every figure here is made by it."""
+    if not _DETACHED.get():
+        return plt.subplots(nrows, ncols, figsize=figsize, layout=layout, **kwargs)
+    fig = Figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
 def new_figure(ncols: int = 1, width: float = 6.0, height: float = 3.6):
     """A figure with ``ncols`` axes side by side (returns ``fig, axes`` with axes always a list)."""
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols if ncols > 1 else width, height), squeeze=False)
+    fig, axes = subplots(1, ncols, figsize=(width * ncols if ncols > 1 else width, height), squeeze=False)
     return fig, list(axes[0])
 
 
@@ -186,7 +216,7 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     labels = [f"{token_label(w)}\n#{i}" for i, w in zip(ids, words)]
     x = _np.arange(len(ids))
     with _cjk_context():
-        fig, axes = plt.subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
+        fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
         for ax, name in zip(axes, SAMPLING_STAGES):
             probs = _np.asarray(stages[name], dtype=float)
             alive = probs > 0
@@ -486,7 +516,7 @@ def plot_decode_grids(state: dict):
         right[layer, T0:n] = _FILLED
     cmap = _ListedColormap(_GRID_COLORS)
     width = min(14.0, max(9.0, 0.28 * n_pos * 2 + 3))
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(width, 3.9), gridspec_kw={"width_ratios": [1, 1]})
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(width, 3.9), gridspec_kw={"width_ratios": [1, 1]})
     ax0.imshow(left, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
     if step < n_steps:  # future steps: not computed yet
         ax0.axhspan(step + 0.5, n_steps + 0.5, color="white", alpha=0.75, lw=0)
@@ -523,7 +553,7 @@ def plot_recompute_diffs(report, title: str = "Cached vs full recompute, per ste
     diffs = _np03.asarray(report.max_diffs, dtype=float)
     steps = _np03.arange(len(diffs))
     floor = min(report.tol, diffs[diffs > 0].min() if (diffs > 0).any() else report.tol) / 10
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = subplots(figsize=(7, 3.4))
     pos = diffs > 0
     ax.semilogy(steps[pos], diffs[pos], "o-", color=COLORS["cached"], label="max |diff| over the vocabulary")
     if (~pos).any():
@@ -544,7 +574,7 @@ def plot_step_times(times, title: str = "Time of one decode step vs context leng
     """Median ms per step (``utils.decode_timing.StepTimes``). Left: both loops, log-log axes.
     Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
     T = _np03.asarray(times.context_lens)
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 3.7))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.7))
     ax0.loglog(T, times.cached_ms, "o-", color=COLORS["cached"], label="with KV cache (1 new token)")
     nc = [(t, ms) for t, ms in zip(T, times.no_cache_ms) if ms is not None]
     if nc:
@@ -576,7 +606,7 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     T = list(context_lens)
     cached = [_decode_step_cost(cfg, t, cached=True, dtype=dtype) for t in T]
     nocache = [_decode_step_cost(cfg, t, cached=False, dtype=dtype) for t in T]
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 3.8))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.8))
     ax0.loglog(T, [c.total_flops for c in nocache], "s-", color=COLORS["recompute"], label="without cache: total")
     ax0.loglog(T, [c.total_flops for c in cached], "o-", color=COLORS["cached"], label="with cache: total")
     ax0.loglog(T, [c.flops["attention"] for c in cached], "o--", color=COLORS["decode"],
@@ -646,7 +676,7 @@ def plot_bug_divergence(curves: dict, tol: float, title: str = "Cached vs recomp
     Exact zeros are drawn as hollow markers at the bottom edge; the dashed line is the tolerance.
     """
     floor = _positive_floor([v for c in curves.values() for v in c], tol)
-    fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
+    fig, ax = subplots(figsize=(7, 3.4), layout="constrained")
     palette = [COLORS["recompute"], COLORS["cached"], COLORS["decode"], COLORS["K"], COLORS["V"]]
     for (label, diffs), color in zip(curves.items(), palette):
         d = _np07.asarray(diffs, dtype=float)
@@ -678,7 +708,7 @@ def plot_bug_overview(results, tol: float, title: str = "Where each bug shows up
         title += "\n(white: steps not reached, torch raised an error)"
     grid = _np07.full((len(results), n_steps), _np07.nan)
     lo, hi = _np07.log10(tol) - 4, 1.0
-    fig, ax = plt.subplots(figsize=(8.5, 0.42 * len(results) + 1.6), layout="constrained")
+    fig, ax = subplots(figsize=(8.5, 0.42 * len(results) + 1.6), layout="constrained")
     for row, (bug, broken, _) in enumerate(results):
         if broken.report is not None:
             d = _np07.asarray(broken.report.max_diffs, dtype=float)
@@ -704,7 +734,7 @@ def plot_cache_memory(traces, title: str = "What each cache holds and allocates"
     """Left: KiB held vs tokens processed, per ``utils.sliding.MemoryTrace``. Right: new buffers so far."""
     styles = {"dynamic": ("-", COLORS["decode"], 4), "static": ("-", COLORS["prefill"], 2.5),
               "sliding": ("--", COLORS["cached"], 2)}
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
     for tr in traces:
         ls, color, lw = styles.get(tr.kind, ("-", "gray", 2))
         ax0.plot(tr.tokens, _np07.asarray(tr.nbytes) / 1024, ls, lw=lw, color=color, label=tr.kind)
@@ -727,7 +757,7 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     W = comp.window
     pos = _np07.arange(len(comp.diff_full))
     floor = _positive_floor(comp.diff_full + comp.diff_windowed, tol)
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
     for diffs, label, color in ((comp.diff_full, "vs full attention", COLORS["recompute"]),
                                 (comp.diff_windowed, "vs sliding-window recompute (band mask)", COLORS["cached"])):
         d = _np07.asarray(diffs, dtype=float)
@@ -752,7 +782,7 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
 def plot_cache_step_times(T_values, times_s: dict, title: str = "One decode step: KVCache vs StaticKVCache"):
     """Median ms per decode step vs tokens already cached, one line per cache kind (``kind -> seconds``)."""
     colors = {"dynamic": COLORS["decode"], "static": COLORS["prefill"]}
-    fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
+    fig, ax = subplots(figsize=(7, 3.6), layout="constrained")
     for kind, secs in times_s.items():
         ax.plot(T_values, _np07.asarray(secs) * 1e3, "o-", color=colors.get(kind, "gray"),
                 label={"dynamic": "KVCache (grows by torch.cat)", "static": "StaticKVCache (writes in place)"}.get(kind, kind))
@@ -773,7 +803,7 @@ def plot_beam_tree(result, words, title: str = "Beam search: which beam continue
     ``cache.reorder`` has real work to do: the beam in row b continues the history of another row.
     """
     n_beams, n_steps = len(result.step_tokens[0]), len(result.step_tokens)
-    fig, ax = plt.subplots(figsize=(min(12, 1.2 * n_steps + 2.5), 0.55 * n_beams + 1.5), layout="constrained")
+    fig, ax = subplots(figsize=(min(12, 1.2 * n_steps + 2.5), 0.55 * n_beams + 1.5), layout="constrained")
     for s in range(n_steps):
         for b, parent in enumerate(result.parents[s]):
             ax.plot([s - 1, s], [parent if s else 0, b], "-", color=COLORS["mask"], lw=1, zorder=1)
@@ -807,7 +837,7 @@ def plot_new_query_weights(weights, words: list[str], title: str = "The new toke
     and its own (the last column). Each row sums to 1."""
     w = _np03.asarray(weights, dtype=float)  # (H, S)
     H, S = w.shape
-    fig, ax = plt.subplots(figsize=(7.5, 2.9))
+    fig, ax = subplots(figsize=(7.5, 2.9))
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     ax.set_xticks(range(S))
     ax.set_xticklabels([f"{token_label(t)} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
@@ -845,7 +875,7 @@ def plot_ttft_tpot(ttft: dict, tpot: dict, title: str = "TTFT and TPOT, with and
     """Left: TTFT vs prompt length. Right: TPOT vs context length. Inputs are what
     ``utils.perf.ttft_vs_prompt_length`` and ``utils.perf.tpot_vs_context`` return (log-log axes,
     median with quartile bars)."""
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 3.9))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
     for ax, res, xlabel, ylabel, sub in (
         (ax0, ttft, "prompt length T (tokens)", "TTFT (ms)", "TTFT: the first token needs the whole prompt"),
         (ax1, tpot, "context length T (tokens already there)", "TPOT: time of one decode step (ms)",
@@ -874,7 +904,7 @@ def plot_batch_sweep(sweep: dict, title: str = "Batching: more tokens per second
     """``utils.perf.batch_sweep``'s result. Left: throughput (tokens/s, all rows) vs B. Right: what one
     request feels: TTFT, TPOT and end-to-end latency (ms) vs B."""
     B = _np06.asarray(sweep["B"])
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(12, 3.9))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
     ax0.plot(B, sweep["throughput"], "o-", color=COLORS["cached"], label="end to end: B x n / latency")
     ax0.plot(B, sweep["decode_throughput"], "s--", color=COLORS["decode"], label="while decoding: B / TPOT")
     ax0.set_ylabel("throughput (new tokens/s, all rows)")
@@ -903,7 +933,7 @@ def plot_schedules(schedules: dict, title: str = "Same requests, two schedules")
     """Per-request TTFT of each schedule (``name -> utils.perf.serve`` result), with its throughput."""
     names = list(schedules)
     colors = [COLORS["prefill"], COLORS["decode"], COLORS["cached"], COLORS["recompute"]]
-    fig, axes = plt.subplots(1, len(names), figsize=(6 * len(names), 3.6), sharey=True, squeeze=False)
+    fig, axes = subplots(1, len(names), figsize=(6 * len(names), 3.6), sharey=True, squeeze=False)
     top = max(max(s["ttft_s"]) for s in schedules.values()) * 1e3
     for ax, name, color in zip(axes[0], names, colors):
         s = schedules[name]
@@ -929,7 +959,7 @@ def plot_bandwidth(res: dict, title: str = "Batch-1 decode against the memory ba
     stats = [res["copy_Bps"], res["read_Bps"], res["achieved_Bps"]]
     med = _np06.array([s.median for s in stats]) / 1e9
     err = [med - _np06.array([s.q1 for s in stats]) / 1e9, _np06.array([s.q3 for s in stats]) / 1e9 - med]
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = subplots(figsize=(7, 3.6))
     ax.bar(names, med, yerr=err, capsize=4, color=[COLORS["mask"], COLORS["mask"], COLORS["decode"]])
     ax.axhline(res["limit_Bps"] / 1e9, color="k", ls="--", lw=1, label="measured limit")
     ax.text(2, med[2] + err[1][2], f"{res['fraction']:.0%} of the limit", ha="center", va="bottom", fontsize=9)
@@ -947,7 +977,7 @@ def plot_decode_bound(state: dict, title: str | None = None):
     step reads, split into weights (the same for any B) and K/V cache (grows with B)."""
     sweep = state["sweep"]
     B = _np06.asarray([r["B"] for r in sweep])
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6))
     ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"])
     ax0.plot([state["B"]], [state["max_tokens_per_s"]], "o", ms=11, mfc="none", mec="k", label=f"B = {state['B']}")
     _plain_log_y(ax0)

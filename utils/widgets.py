@@ -74,10 +74,13 @@ class Panel:
         self.update()
 
     def update(self) -> None:
+        from .plots import detached
+
         try:
             self.state = self.compute(**self.values())
             self.html.value = self.render(self.state)
-            fig = self.plot(self.state)
+            with detached():  # see utils/plots.py: the inline backend must not touch this figure
+                fig = self.plot(self.state)
         except Exception as e:  # a slider position must never crash the notebook
             self.state = {"error": f"{type(e).__name__}: {e}"}
             self.html.value = f"<span style='color:#b00'>&#9888; {_html.escape(self.state['error'])}</span>"
