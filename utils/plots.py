@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import warnings
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+
+# Without a Chinese font, token_label writes Chinese words as "zh:<gloss>"; should a glyph still slip
+# through (a font cache that predates a newly installed font), one missing box is not worth a warning
+# per character in every notebook output.
+warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from (current )?font", category=UserWarning)
 
 # One colour per idea, used the same way in every notebook.
 COLORS = {"prefill": "#1f77b4", "decode": "#ff7f0e", "cached": "#2ca02c", "recompute": "#d62728",
