@@ -1,0 +1,112 @@
+"""``python -m utils.bench`` keeps working (tiny mode), and the measuring helpers say what they measure.
+
+No wall-clock thresholds here: the machines are shared and noisy. Speed is what the benchmark
+reports; these tests check its structure, its byte counts and its correctness checks.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from utils import bench, perf
+from utils.flops import decode_step_cost
+from utils.perf import Stats
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "utils.bench", "--quick", "--threads", "1", "--no-progress", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout, json.loads(out.read_text())
+
+
+def test_quick_run_prints_all_four_cases_and_the_goals(quick):
+    table, _ = quick
+    for heading in ("1. Cached decode vs full recompute", "2. Our generate vs transformers",
+                    "3. TTFT vs prompt length", "4. Batch-1 decode step vs memory bandwidth", "Goals"):
+        assert heading in table
+    assert "quick mode" in table  # the tiny sizes say nothing about the goals, and the table says so
+
+
+def test_json_holds_samples_and_correctness_checks(quick):
+    _, res = quick
+    assert res["quick"] is True and res["machine"]["threads"] == 1
+    cases = res["cases"]
+    assert set(cases) == {"1", "2", "3", "4"}
+    c1 = cases["1"]
+    assert c1["same_tokens"] is True  # the cache changes the speed, never the tokens
+    assert len(c1["cached"]["tpot_s"]["samples"]) == c1["cached"]["tpot_s"]["n"] >= 2
+    c2 = cases["2"]
+    if "skipped" not in c2:
+        assert c2["same_tokens"] is True and c2["first_difference"] is None
+        for name in ("ours_static", "ours_dynamic", "transformers"):
+            assert c2[name]["total_s"]["median"] > 0
+    c3 = cases["3"]
+    assert c3["ttft"]["T"] == list(bench.QUICK.lengths) == c3["tpot"]["T"]
+    assert len(c3["tpot"]["no_cache"]) == len(c3["tpot"]["T"])
+    c4 = cases["4"]
+    cfg = perf.BENCH_CONFIGS[bench.QUICK.big_config]
+    assert c4["bytes"]["total"] == sum(decode_step_cost(cfg, bench.QUICK.context_len).bytes.values())
+    assert c4["fraction"] == pytest.approx(c4["achieved_Bps"]["median"] / c4["limit_Bps"])
+    assert [g["case"] for g in res["goals"]] == [1, 2, 4] or "skipped" in c2
+
+
+def test_cli_rejects_unknown_cases():
+    with pytest.raises(SystemExit):
+        bench.main(["--cases", "5", "--quick"])
+
+
+def test_stats_median_quartiles_and_paired_ratio():
+    s = Stats([4.0, 1.0, 3.0, 2.0, 5.0])
+    assert (s.median, s.q1, s.q3, s.as_dict()["n"]) == (3.0, 2.0, 4.0, 5)
+    assert s.spread == pytest.approx(2 / 3)
+    r = perf.paired_ratio(Stats([2.0, 9.0]), Stats([1.0, 3.0]))
+    assert r.samples == [2.0, 3.0]
+    with pytest.raises(ValueError):
+        perf.paired_ratio(Stats([1.0]), Stats([1.0, 2.0]))
+
+
+def test_metrics_follow_their_definitions():
+    m = perf.metrics(ttft_s=0.2, tpot_s=0.02, n_tokens=100, batch_size=8)
+    assert m["latency_s"] == pytest.approx(0.2 + 99 * 0.02)
+    assert m["throughput"] == pytest.approx(8 * 100 / m["latency_s"])
+    assert m["decode_throughput"] == pytest.approx(8 / 0.02)
+    with pytest.raises(ValueError):
+        perf.metrics(0.2, 0.0, 10)
+
+
+def test_decode_bound_shares_the_weights_across_the_batch():
+    cfg = perf.BENCH_CONFIGS["100M"]
+    one, eight = perf.decode_bound(cfg, 1, 256, 10e9), perf.decode_bound(cfg, 8, 256, 10e9)
+    assert eight["kv_read"] == 8 * one["kv_read"]
+    assert eight["weights"] - one["weights"] == 7 * cfg.d_model * 4  # 7 more embedding rows
+    assert eight["bytes_per_token"] < one["bytes_per_token"] / 6
+    assert one["tpot_min_s"] == pytest.approx(one["total"] / 10e9)
+
+
+def test_serve_schedules_and_batch_sweep_are_consistent():
+    torch.set_num_threads(1)
+    model = perf.random_model("tiny")
+    prompts = perf.random_ids(model.cfg.vocab_size, 12, batch_size=4)
+    together = perf.serve(model, prompts, 3, group_size=4)
+    queue = perf.serve(model, prompts, 3, group_size=1)
+    assert len(set(together["ttft_s"])) == 1  # one batch: every request gets its first token at once
+    assert queue["ttft_s"] == sorted(queue["ttft_s"]) and len(set(queue["ttft_s"])) == 4
+    for s in (together, queue):
+        assert all(t < d for t, d in zip(s["ttft_s"], s["done_s"]))
+        assert s["throughput"] == pytest.approx(4 * 3 / s["makespan_s"])
+    sweep = perf.batch_sweep(model, [1, 2], prompt_len=8, new_tokens=3, repeats=1)
+    assert sweep["B"] == [1, 2]
+    for B, thr, lat in zip(sweep["B"], sweep["throughput"], sweep["latency_s"]):
+        assert thr == pytest.approx(B * 3 / lat)
+    with pytest.raises(ValueError):
+        perf.serve(model, prompts, 3, group_size=5)
