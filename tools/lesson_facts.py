@@ -206,6 +206,62 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb05_batch_lengths": from_notebook("05_sampling_and_stopping.ipynb", r"lengths: +(\[[\d, ]+\])"),
     **{f"nb05_example_{what}_t{T:g}": _nucleus_example(T, what)
        for T in (1.0, 2.0) for what in ("probs", "cumsum", "kept", "n_kept")},
+    # --- 06 ---
+    "nb06_course_model": from_notebook("06_performance_metrics.ipynb",
+                                       r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+, d_h=\d+, V=\d+), [\d,]+ parameters"),
+    "nb06_course_params": from_notebook("06_performance_metrics.ipynb", r"course model: .*?, ([\d,]+) parameters"),
+    "nb06_ex_latency_s": from_notebook("06_performance_metrics.ipynb", r"latency    = TTFT .*? = ([\d.]+) s"),
+    "nb06_ex_throughput": from_notebook("06_performance_metrics.ipynb", r"throughput = B x n / latency .*? = ([\d.]+) tokens/s"),
+    "nb06_ex_decode_throughput": from_notebook("06_performance_metrics.ipynb", r"while decoding, B / TPOT .*? = (\d+) tokens/s"),
+    "nb06_ex_kv_bytes": from_notebook("06_performance_metrics.ipynb", r"B=8, T=256, float32: .*? = ([\d,]+) bytes"),
+    "nb06_ttft_ms": from_notebook("06_performance_metrics.ipynb", r"TTFT ([\d.]+) ms \| TPOT"),
+    "nb06_tpot_ms": from_notebook("06_performance_metrics.ipynb", r"TTFT [\d.]+ ms \| TPOT ([\d.]+) ms"),
+    "nb06_latency_ms": from_notebook("06_performance_metrics.ipynb", r"\| latency ([\d.]+) ms \| throughput"),
+    "nb06_throughput": from_notebook("06_performance_metrics.ipynb", r"\| latency [\d.]+ ms \| throughput (\d+) tokens/s"),
+    "nb06_n_tokens": from_notebook("06_performance_metrics.ipynb", r"new tokens n: (\d+) \|"),
+    "nb06_tpot_samples": from_notebook("06_performance_metrics.ipynb", r"TPOT samples: (\d+)"),
+    "nb06_kv_T": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=(\d+):"),
+    "nb06_kv_bytes": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=\d+: ([\d,]+) bytes"),
+    "nb06_small_shape": from_notebook("06_performance_metrics.ipynb", r"'small': (L=\d+, C=\d+, H=\d+, H_kv=\d+, V=\d+)"),
+    "nb06_small_params": from_notebook("06_performance_metrics.ipynb", r"'small': .*?, ([\d.]+) M parameters"),
+    # the TTFT / TPOT table of section 3, one fact per (column, T) the lesson quotes
+    **{f"nb06_{col}_{T}": from_notebook("06_performance_metrics.ipynb", r"TPOT cache  no cache[^\n]*\n(?:[^\n]*\n)*?\s*" + str(T)
+                                        + r" \|\s+{}\s+{} \|\s+{}\s+{}\n".format(*[r"([\d.]+)" if j == i else r"[\d.]+" for j in range(4)]))
+       for T in (32, 512) for i, col in enumerate(("ttft_cached", "ttft_no_cache", "tpot_cached", "tpot_no_cache"))},
+    "nb06_tpot_speedup": from_notebook("06_performance_metrics.ipynb", r"a decode step without the cache takes (\d+)x"),
+    "nb06_speedup_T": from_notebook("06_performance_metrics.ipynb", r"at T=(\d+), a decode step without the cache"),
+    # bytes per batch-1 decode step (section 4), T = 256, float32
+    **{f"nb06_bytes_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^\s*{name}: " + pattern)
+       for key, name in (("small", "small"), ("50m", "50M"), ("100m", "100M"))
+       for what, pattern in (("weights", r".*?weights\s+([\d.]+) MB"), ("total", r".*?kB =\s+([\d.]+) MB"),
+                             ("flop_per_byte", r".*?([\d.]+) FLOP per byte"))},
+    "nb06_50m_params": from_notebook("06_performance_metrics.ipynb", r"(?m)^\s*50M: +([\d.]+) M params"),
+    "nb06_50m_kv_read": from_notebook("06_performance_metrics.ipynb", r"(?m)^\s*50M: .*?KV read ([\d.]+) MB"),
+    "nb06_step_ms": from_notebook("06_performance_metrics.ipynb", r"decode step ([\d.]+) ms for"),
+    "nb06_step_mb": from_notebook("06_performance_metrics.ipynb", r"decode step [\d.]+ ms for (\d+) MB"),
+    "nb06_achieved_gbps": from_notebook("06_performance_metrics.ipynb", r"decode step .*? -> ([\d.]+) GB/s"),
+    "nb06_copy_gbps": from_notebook("06_performance_metrics.ipynb", r"measured: copy ([\d.]+) GB/s"),
+    "nb06_sum_gbps": from_notebook("06_performance_metrics.ipynb", r"measured: copy .*?, sum ([\d.]+) GB/s"),
+    "nb06_fraction": from_notebook("06_performance_metrics.ipynb", r"the step reaches (\d+%) of the limit"),
+    "nb06_bound_ms": from_notebook("06_performance_metrics.ipynb", r"fastest possible step ([\d.]+) ms"),
+    # the memory-bound limit of the 100M model at 100 GB/s, per B (section 5)
+    **{f"nb06_bound_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"B=\s*{B}: +[\d.]+ MB per step = +"
+                                                + {"per_token_mb": r"([\d.]+) MB per new token",
+                                                   "tpot_ms": r"[\d.]+ MB per new token -> TPOT >= ([\d.]+) ms",
+                                                   "tokens_per_s": r".*?<= ([\d,]+) tokens/s"}[what])
+       for B in (1, 64) for what in ("per_token_mb", "tpot_ms", "tokens_per_s")},
+    # the batch sweep of the 'small' model (section 5), B = 1 and B = 32
+    **{f"nb06_sweep_b{B}_{col}": from_notebook("06_performance_metrics.ipynb", r"B \| TTFT ms[^\n]*\n(?:[^\n]*\n)*?\s*" + str(B) + r" \|"
+                                               + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)")
+       for B in (1, 32) for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput"))},
+    # the worked case of section 6: eight 256-token prompts at once
+    "nb06_batch_throughput": from_notebook("06_performance_metrics.ipynb", r"one batch of 8\s+: throughput\s+(\d+) tokens/s"),
+    "nb06_batch_ttft_ms": from_notebook("06_performance_metrics.ipynb", r"one batch of 8\s+: .*?TTFT first\s+(\d+) ms"),
+    "nb06_queue_throughput": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : throughput\s+(\d+) tokens/s"),
+    "nb06_queue_first_ms": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : .*?TTFT first\s+(\d+) ms"),
+    "nb06_queue_last_ms": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : .*?last\s+(\d+) ms"),
+    "nb06_batch_vs_queue_tps": from_notebook("06_performance_metrics.ipynb", r"one batch: ([\d.]+)x the total tokens/s"),
+    "nb06_batch_vs_alone_ttft": from_notebook("06_performance_metrics.ipynb", r"every user waits ([\d.]+)x the TTFT"),
     # --- 07 ---
     "nb07_prompt_T": from_notebook("07_bug_lab.ipynb", r"prompt: T = (\d+) tokens"),
     "nb07_n_steps": from_notebook("07_bug_lab.ipynb", r"each check runs (\d+) decode steps"),
