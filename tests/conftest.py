@@ -31,6 +31,16 @@ def gqa_model() -> Decoder:
     return tiny_model("GQA")
 
 
+@pytest.fixture(scope="module")
+def model_tok():
+    """A seeded random model of the course model's shape, with the course tokenizer: for panels
+    whose logic does not depend on trained weights."""
+    from utils.course_model import COURSE_CONFIG, course_tokenizer
+
+    torch.manual_seed(0)
+    return Decoder(COURSE_CONFIG).eval(), course_tokenizer()
+
+
 def _is_local(address) -> bool:
     if isinstance(address, (str, bytes)):  # AF_UNIX path
         return True

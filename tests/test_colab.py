@@ -5,7 +5,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from utils.course import PACKAGE, REPO, colab_install_args, setup_cell_source
 

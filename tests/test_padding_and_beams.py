@@ -2,23 +2,14 @@
 import torch
 
 from utils import KVCache, StaticKVCache, compare_with_recompute, decode_step, prefill
-
-
-def _left_pad(prompts, pad=0):
-    T = max(len(p) for p in prompts)
-    ids = torch.full((len(prompts), T), pad, dtype=torch.long)
-    mask = torch.zeros(len(prompts), T, dtype=torch.long)
-    for i, p in enumerate(prompts):
-        ids[i, T - len(p):] = torch.tensor(p)
-        mask[i, T - len(p):] = 1
-    return ids, mask
+from utils.generate import left_pad
 
 
 def test_left_padded_batch_matches_each_prompt_alone_step_by_step(any_layout_model):
     model = any_layout_model
     g = torch.Generator().manual_seed(6)
     prompts = [torch.randint(1, 101, (n,), generator=g).tolist() for n in (3, 9, 6)]
-    ids, mask = _left_pad(prompts)
+    ids, mask = left_pad(prompts)
     for make in (lambda: KVCache(), lambda: StaticKVCache(model.cfg, 3, 40)):
         batch_kv = make()
         batch_logits, _ = prefill(model, ids, mask, batch_kv)
@@ -37,7 +28,7 @@ def test_left_padded_batch_matches_each_prompt_alone_step_by_step(any_layout_mod
 
 
 def test_padded_batch_cached_equals_recompute(any_layout_model):
-    ids, mask = _left_pad([[5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 8], [9]])
+    ids, mask = left_pad([[5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 8], [9]])
     for cache in ("dynamic", "static"):
         report = compare_with_recompute(any_layout_model, ids, 32, attention_mask=mask, cache=cache)
         assert report.ok, report.verdict
@@ -48,7 +39,7 @@ def test_new_token_position_is_the_real_cache_length():
     from conftest import tiny_model
 
     model = tiny_model("GQA")
-    ids, mask = _left_pad([list(range(1, 13)), list(range(1, 6))])
+    ids, mask = left_pad([list(range(1, 13)), list(range(1, 6))])
     kv = KVCache()
     prefill(model, ids, mask, kv)
     assert kv.valid_counts().tolist() == [12, 5]

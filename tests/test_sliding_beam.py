@@ -1,5 +1,4 @@
 """Sliding-window cache, beam search with cache reordering, and the offline-safe hub loader."""
-import os
 import time
 
 import pytest

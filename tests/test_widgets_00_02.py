@@ -7,19 +7,11 @@ import torch
 
 matplotlib.use("Agg")
 
-from utils import Decoder, generate, prefill  # noqa: E402
-from utils.course_model import COURSE_CONFIG, course_tokenizer  # noqa: E402
+from utils import generate, prefill  # noqa: E402
 from utils.timing import (  # noqa: E402
     median_time, median_times, median_timeline, time_decode_step, time_prefill, timeline, torch_threads,
 )
 from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def model_tok():
-    # The widget's logic does not depend on trained weights: a seeded random model of the course shape.
-    torch.manual_seed(0)
-    return Decoder(COURSE_CONFIG).eval(), course_tokenizer()
 
 
 @pytest.fixture(scope="module")

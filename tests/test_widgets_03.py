@@ -9,7 +9,7 @@ import torch
 matplotlib.use("Agg")
 
 from utils import Decoder, generate  # noqa: E402
-from utils.course_model import COURSE_CONFIG, course_tokenizer  # noqa: E402
+from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.decode_timing import step_times_vs_context  # noqa: E402
 from utils.timing import torch_threads  # noqa: E402
 from utils.widgets import DECODE_PROMPT, DecodePanel, trace_decode  # noqa: E402
@@ -22,13 +22,6 @@ def one_thread():
     # The course-shaped model is tiny: one thread is faster, and steady on a busy shared machine.
     with torch_threads(1):
         yield
-
-
-@pytest.fixture(scope="module")
-def model_tok():
-    # The viewer's logic does not depend on trained weights: a seeded random model of the course shape.
-    torch.manual_seed(0)
-    return Decoder(COURSE_CONFIG).eval(), course_tokenizer()
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ import torch
 from .beam import beam_search
 from .cache import KVCache
 from .checks import RecomputeReport, compare_with_recompute
-from .generate import decode_step, generate, prefill
+from .generate import decode_step, generate, left_pad, prefill
 from .model import Decoder
 from .sliding import masked_forward
 
@@ -143,15 +143,7 @@ def prefill_chunks_full_mask(model, ids, mask, cache):
 
 # --- 5. a padded batch whose valid lengths are mixed up ----------------------------------------
 
-def left_pad(prompts: list[list[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Left-pad token lists to one batch: ids ``[B, T]`` and attention mask ``[B, T]`` (1 = real)."""
-    T = max(len(p) for p in prompts)
-    ids = torch.full((len(prompts), T), pad_id, dtype=torch.long)
-    mask = torch.zeros(len(prompts), T, dtype=torch.long)
-    for i, p in enumerate(prompts):
-        ids[i, T - len(p):] = torch.tensor(p)
-        mask[i, T - len(p):] = 1
-    return ids, mask
+# utils.generate.left_pad builds the batch (ids and mask [B, T], padding on the left); bugs.left_pad is it.
 
 
 def prefill_lengths_mixed_up(model, ids, mask, cache):

@@ -20,6 +20,23 @@ from .sampling import sample
 CACHE_KINDS = ("dynamic", "static")
 
 
+def left_pad(rows: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token lists of different lengths as one batch: ids ``[B, T]`` and attention_mask ``[B, T]``.
+
+    Padding goes on the left (mask 0), so every row's last real token sits in the last column,
+    which is where ``prefill`` reads the logits of the first new token.
+    """
+    if not rows or any(len(r) == 0 for r in rows):
+        raise ValueError("left_pad needs at least one row, and no empty rows")
+    T = max(len(r) for r in rows)
+    ids = torch.full((len(rows), T), pad_id, dtype=torch.long)
+    mask = torch.zeros(len(rows), T, dtype=torch.long)
+    for b, r in enumerate(rows):
+        ids[b, T - len(r):] = torch.as_tensor(list(r), dtype=torch.long)
+        mask[b, T - len(r):] = 1
+    return ids, mask
+
+
 @torch.inference_mode()
 def prefill(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None, cache=None):
     """Run the prompt ``[B, T]`` through the model, filling ``cache`` (a new ``KVCache`` if None).

@@ -89,16 +89,12 @@ class Tokenizer:
         Left padding puts every prompt's last token in the last column, which is what
         ``prefill``/``generate`` expect.
         """
+        from .generate import left_pad
+
         rows = [self.encode(t) for t in texts]
         if not rows or any(not r for r in rows):
             raise ValueError("encode_batch needs at least one text, and no empty texts")
-        T = max(len(r) for r in rows)
-        ids = torch.full((len(rows), T), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), T), dtype=torch.long)
-        for b, r in enumerate(rows):
-            ids[b, T - len(r):] = torch.tensor(r)
-            mask[b, T - len(r):] = 1
-        return ids, mask
+        return left_pad(rows, self.pad_id)
 
     # --- a JSON file: {"vocab": [...]} ---------------------------------------------------------
     def to_json(self, path: str | Path) -> None:
