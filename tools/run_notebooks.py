@@ -26,6 +26,9 @@ REPO = Path(__file__).resolve().parent.parent
 CELL_TIMEOUT = 300  # seconds per cell
 KERNEL_NAME = "python3"  # ipykernel's kernel: the interpreter running this script
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# What a saved notebook shows where a live widget was (GitHub, nbviewer): its repr,
+# "VBox(children=(HTML(value=...", helps nobody.
+WIDGET_PLACEHOLDER = "[interactive widget: run this notebook (JupyterLab or Colab) to use it]"
 
 
 def strip_widget_state(nb: nbformat.NotebookNode) -> None:
@@ -39,6 +42,8 @@ def strip_widget_state(nb: nbformat.NotebookNode) -> None:
             data = output.get("data")
             if data is not None and WIDGET_VIEW in data:
                 del data[WIDGET_VIEW]
+                if "text/plain" in data:
+                    data["text/plain"] = WIDGET_PLACEHOLDER
                 if not data:
                     continue
             kept.append(output)
