@@ -59,8 +59,8 @@ class Attention(nn.Module):
             n_rep = self.n_heads // self.n_kv_heads
             q_grouped = q.reshape(B, self.n_kv_heads, n_rep, self.head_dim)  # (B, H_kv, n_rep, d_h)
             out = F.scaled_dot_product_attention(q_grouped, k, v, attn_mask=mask)  # (B, H_kv, n_rep, d_h)
-            out = out.reshape(B, self.n_heads, 1, self.head_dim)  # (B, H, 1, d_h)
-        elif self.impl == "sdpa":
+            return self.o_proj(out.reshape(B, 1, self.n_heads * self.head_dim))  # heads side by side: (B, 1, H*d_h)
+        if self.impl == "sdpa":
             # mask "causal": queries are the last T keys; SDPA's is_causal only fits when T_q == T_k.
             out = F.scaled_dot_product_attention(
                 q, k, v,
@@ -152,7 +152,7 @@ class Decoder(nn.Module):
         B, T = input_ids.shape
         if B == 0 or T == 0:
             raise ValueError(f"empty input: input_ids has shape {(B, T)}; a prompt needs at least one token")
-        lo, hi = int(input_ids.min()), int(input_ids.max())
+        lo, hi = (int(t) for t in input_ids.aminmax())  # smallest and largest id, one pass
         if lo < 0 or hi >= V:
             bad = lo if lo < 0 else hi
             raise ValueError(f"token id {bad} is outside the vocabulary [0, {V - 1}] (vocab_size={V})")

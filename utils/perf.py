@@ -320,18 +320,22 @@ def ttft_vs_prompt_length(
 
 def tpot_vs_context(
     model, context_lens: Sequence[int], repeats: int = 5, *, no_cache: bool = True, batch_size: int = 1,
-    cache: str = "static", warmup: int = 1, seed: int = 0, progress=None,
+    cache: str = "static", steps_per_sample: int = 8, warmup: int = 1, seed: int = 0, progress=None,
 ) -> dict:
     """Seconds of one decode step with T tokens of context, per T, with the cache and without.
 
     With the cache: ``decode_step`` of one new token against a cache holding T positions
     (``cache="static"``: a ``StaticKVCache``; ``"dynamic"``: a ``KVCache``), cropped back to T
-    after each sample, so every sample is the same step. Without: one forward pass over all
-    T + 1 tokens, which is what every step of a loop without a cache does.
+    after each step, so every step is the same one. A sample is the mean of ``steps_per_sample``
+    such steps in a row, as in a real generation loop (a lone step right after a long forward pass
+    of another variant would find the CPU caches cold). Without the cache: one forward pass over
+    all T + 1 tokens, which is what every step of a loop without a cache does.
     Returns ``{"T": [...], "cached": [Stats...], "no_cache": [Stats...] or None}``.
     """
     if cache not in ("static", "dynamic"):
         raise ValueError(f"cache={cache!r}; choose 'static' or 'dynamic'")
+    if isinstance(steps_per_sample, bool) or not isinstance(steps_per_sample, int) or steps_per_sample < 1:
+        raise ValueError(f"steps_per_sample must be an int >= 1, got {steps_per_sample!r}")
     Ts = [int(T) for T in context_lens]
     _check_fits(model, max(Ts) + 1)
     ids = random_ids(model.cfg.vocab_size, max(Ts) + 1, batch_size, seed)  # (B, T_max + 1)
@@ -341,18 +345,19 @@ def tpot_vs_context(
         kv = StaticKVCache(model.cfg, batch_size, T + 1, dtype=dtype) if cache == "static" else KVCache()
         prefill(model, ids[:, :T], cache=kv)  # T positions cached (not timed)
 
-        def step(kv=kv, T=T):
-            decode_step(model, ids[:, T], kv)  # reads T cached positions, writes one
-            kv.crop(T)  # back to T: every sample measures the same step
+        def steps(kv=kv, T=T):
+            for _ in range(steps_per_sample):
+                decode_step(model, ids[:, T], kv)  # reads T cached positions, writes one
+                kv.crop(T)  # back to T: every step is the same step
 
-        fns[("cached", T)] = step
+        fns[("cached", T)] = steps
         if no_cache:
             def full(T=T):
                 with torch.inference_mode():
                     return model(ids[:, : T + 1])[:, -1]  # (B, V): every position recomputed
             fns[("no_cache", T)] = full
     stats = time_interleaved(fns, repeats, warmup, progress)
-    return {"T": Ts, "cached": [stats[("cached", T)] for T in Ts],
+    return {"T": Ts, "cached": [stats[("cached", T)].map(lambda s: s / steps_per_sample) for T in Ts],
             "no_cache": [stats[("no_cache", T)] for T in Ts] if no_cache else None}
 
 
