@@ -38,7 +38,7 @@ $(COLAB_STAMP): requirements-colab.txt pyproject.toml | $(COLAB_PY)
 	touch $@
 
 lab: venv
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Everything: unit, widget and notebook tests in .venv, then widgets, notebooks and the
 # transformers parity again in the Colab-like environment. All parts run; make fails if any fails.
