@@ -1,0 +1,83 @@
+"""Figures of notebook 01 (the attention block): masks, weights, head groups, RoPE scores."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+from . import COLORS
+
+
+def plot_mask(ax, mask, title: str = "Causal mask", offset: int = 0) -> None:
+    """Draw a boolean mask ``[T_q, T_k]`` on ``ax``: coloured = query i may attend to key j.
+
+    ``offset`` is the absolute position of the first query (the cache length in decode), so
+    the y labels show where each query really sits.
+    """
+    m = np.asarray(mask, dtype=float)  # (T_q, T_k)
+    T_q, T_k = m.shape
+    ax.imshow(m, cmap=ListedColormap(["#f2f2f2", COLORS["prefill"]]), vmin=0, vmax=1,
+              aspect="auto", interpolation="nearest")
+    # thin white grid between cells so single positions stay readable
+    ax.set_xticks(np.arange(-0.5, T_k), minor=True)
+    ax.set_yticks(np.arange(-0.5, T_q), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1)
+    ax.tick_params(which="minor", length=0)
+    step_k = max(1, T_k // 8)
+    step_q = max(1, T_q // 8)
+    ax.set_xticks(range(0, T_k, step_k))
+    ax.set_yticks(range(0, T_q, step_q), [str(offset + i) for i in range(0, T_q, step_q)])
+    ax.set_xlabel("key position j (token index)")
+    ax.set_ylabel("query position i (token index)")
+    ax.set_title(title)
+
+
+def plot_weights(ax, weights, title: str = "Attention weights (one head)"):
+    """Heatmap of attention weights ``[T_q, T_k]`` (each row sums to 1); returns the image for a colorbar."""
+    w = np.asarray(weights, dtype=float)
+    im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    T_q, T_k = w.shape
+    ax.set_xticks(range(0, T_k, max(1, T_k // 8)))
+    ax.set_yticks(range(0, T_q, max(1, T_q // 8)))
+    ax.set_xlabel("key position j (token index)")
+    ax.set_ylabel("query position i (token index)")
+    ax.set_title(title)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="weight (row sums to 1)")
+    return im
+
+
+def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
+    """Which K/V head each query head reads: query head h uses K/V head ``h // (H // H_kv)``."""
+    n_rep = H // H_kv
+    cmap = plt.get_cmap("tab10" if H_kv <= 10 else "tab20")
+    qx = np.linspace(0, 1, H) if H > 1 else np.array([0.5])
+    kx = np.linspace(0, 1, H_kv) if H_kv > 1 else np.array([0.5])
+    size = max(30, 500 / max(H, 1))
+    for h in range(H):
+        j = h // n_rep
+        ax.plot([qx[h], kx[j]], [1, 0], color=cmap(j % cmap.N), linewidth=1.2, alpha=0.7, zorder=1)
+    ax.scatter(qx, np.ones(H), s=size, color=[cmap((h // n_rep) % cmap.N) for h in range(H)],
+               edgecolor="black", zorder=2)
+    ax.scatter(kx, np.zeros(H_kv), s=size * 1.6, marker="s",
+               color=[cmap(j % cmap.N) for j in range(H_kv)], edgecolor="black", zorder=2)
+    ax.set_yticks([0, 1], [f"K/V heads\n(H_kv={H_kv})", f"query heads\n(H={H})"])
+    ax.set_xticks([])
+    ax.set_xlabel("head index (line: query head → its K/V head)")
+    ax.set_ylim(-0.3, 1.3)
+    ax.set_xlim(-0.08, 1.08)
+    kind = "MHA" if H_kv == H else ("MQA" if H_kv == 1 else "GQA")
+    ax.set_title(title or f"{kind}: {n_rep} query head(s) per K/V head")
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_rope_scores(ax, scores, title: str = "q·k after RoPE, for every pair of positions"):
+    """Heatmap of ``scores[m, n]`` = (RoPE(q, m)) · (RoPE(k, n)); constant along diagonals = depends on m - n only."""
+    s = np.asarray(scores, dtype=float)
+    vmax = float(np.abs(s).max()) or 1.0
+    im = ax.imshow(s, cmap="RdBu_r", vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("key position n (token index)")
+    ax.set_ylabel("query position m (token index)")
+    ax.set_title(title)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="q·k score")
+    return im

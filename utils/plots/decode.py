@@ -1,0 +1,216 @@
+"""Figures of notebook 03 (decode): the decode grids, recompute diffs, step times and costs."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+from matplotlib.ticker import LogLocator, NullFormatter
+
+from ..flops import decode_step_cost
+from . import COLORS, subplots, token_label
+
+
+# Cell kinds of the decode grids (index into _GRID_COLORS).
+_EMPTY, _PROMPT, _RECOMPUTED, _NEW, _FILLED = 0, 1, 2, 3, 4
+_GRID_COLORS = ["#f2f2f2", COLORS["prefill"], COLORS["recompute"], COLORS["cached"], COLORS["decode"]]
+
+
+@plt.FuncFormatter
+def _si_formatter(x, pos=None) -> str:
+    """Log-axis tick labels in plain text (1k, 10M, 1G): mathtext labels like 10^6 are slow to draw."""
+    for scale, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:g}{unit}"
+    if 0 < abs(x) < 1e-2:
+        mantissa, exponent = f"{x:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"  # 1e-06 -> 1e-6
+    return f"{x:g}"
+
+
+def _plain_log_labels(ax) -> None:
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() == "log":
+            if max(limits) / min(limits) < 1000:  # up to 3 decades: label 1, 2, 5 x 10^k too
+                axis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+            axis.set_major_formatter(_si_formatter)
+            axis.set_minor_formatter(NullFormatter())
+    ax.minorticks_off()  # dozens of minor ticks per log axis cost more to draw than they tell
+
+
+def _grid_axes(ax, n_rows: int, n_cols: int, words: list[str] | None, xlabel: str) -> None:
+    """Cell borders, and the tokens (or, when there are many, position ticks) along x."""
+    if words is not None and n_cols <= 40:
+        # Plain text under each column: much faster to draw than 40 tick objects per axis.
+        ax.set_xticks([])
+        labels = [f"{token_label(w)} {i}" for i, w in enumerate(words[:n_cols])]
+        for i, text in enumerate(labels):
+            ax.text(i, -0.02, text, transform=ax.get_xaxis_transform(), rotation=90,
+                    ha="center", va="top", fontsize=7)
+        ax.set_xlabel(xlabel, labelpad=4 + 4.2 * max(len(t) for t in labels))
+    else:
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_xlabel(xlabel)
+    if n_cols <= 120:  # thin white lines between cells (one LineCollection each: cheap)
+        ax.vlines(np.arange(0.5, n_cols - 1), -0.5, n_rows - 0.5, colors="white", lw=0.6)
+    ax.hlines(np.arange(0.5, n_rows - 1), -0.5, n_cols - 0.5, colors="white", lw=0.6)
+
+
+def plot_decode_grids(state: dict):
+    """The side-by-side viewer of notebook 03 for one ``DecodePanel`` state.
+
+    Left: steps (rows; 0 = prefill) x positions. In a loop without cache, step s pushes every
+    position up to the new one through the model again: the history cells (red) are the
+    recomputed ones; the green cell is the new token, computed by both loops.
+    Right: layers (rows) x positions: what every layer's K/V cache holds after the current step
+    (blue = written by prefill, orange = appended by a decode step; the last column appended is
+    outlined). Rows after the current step are greyed out.
+    """
+    T0, n_steps, step = state["prompt_len"], state["n_steps"], state["step"]
+    L, words = len(state["cache_len_per_layer"]), state["tokens"]
+    n_pos = T0 + n_steps  # every position a step ever feeds
+    left = np.zeros((n_steps + 1, n_pos), dtype=int)  # (steps, positions)
+    left[0, :T0] = _PROMPT
+    for s in range(1, n_steps + 1):
+        left[s, : T0 + s - 1] = _RECOMPUTED
+        left[s, T0 + s - 1] = _NEW
+    right = np.zeros((L, n_pos), dtype=int)  # (layers, positions)
+    for layer, n in enumerate(state["cache_len_per_layer"]):
+        right[layer, : min(n, T0)] = _PROMPT
+        right[layer, T0:n] = _FILLED
+    cmap = ListedColormap(_GRID_COLORS)
+    width = min(14.0, max(9.0, 0.28 * n_pos * 2 + 3))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(width, 3.9), gridspec_kw={"width_ratios": [1, 1]})
+    ax0.imshow(left, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
+    if step < n_steps:  # future steps: not computed yet
+        ax0.axhspan(step + 0.5, n_steps + 0.5, color="white", alpha=0.75, lw=0)
+    ax0.add_patch(plt.Rectangle((-0.5, step - 0.5), n_pos, 1, fill=False, lw=2, ec="black"))
+    ax0.set_ylabel("step (0 = prefill)")
+    ax0.set_yticks(range(0, n_steps + 1, max(1, (n_steps + 1) // 12)))
+    _grid_axes(ax0, n_steps + 1, n_pos, words, "position (token)")
+    ax0.set_title(f"Loop without cache: step {step} recomputes {state['n_recomputed']} history positions",
+                  fontsize=10)
+    ax1.imshow(right, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
+    last = state["cache_len"] - 1
+    ax1.add_patch(plt.Rectangle((last - 0.5, -0.5), 1, L, fill=False, lw=2, ec="black"))
+    ax1.set_yticks(range(L))
+    ax1.set_ylabel("layer")
+    _grid_axes(ax1, L, n_pos, words, "cached position (token)")
+    ax1.set_title(f"KV cache after step {step}: every layer holds {state['cache_len']} positions", fontsize=10)
+    handles = [Patch(color=_GRID_COLORS[_PROMPT], label="prompt (prefill)"),
+               Patch(color=_GRID_COLORS[_RECOMPUTED], label="history recomputed (no cache)"),
+               Patch(color=_GRID_COLORS[_NEW], label="new token (both loops)"),
+               Patch(color=_GRID_COLORS[_FILLED], label="K/V appended by decode")]
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False)
+    height_pt = fig.get_figheight() * 72
+    longest = max(len(f"{token_label(w)} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40 else 2
+    bottom = min(0.5, (4.2 * longest + 34) / height_pt)  # room for the rotated token labels and the x label
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.83, bottom=bottom, wspace=0.15)  # tight_layout is slow
+    return fig
+
+
+def plot_recompute_diffs(report, title: str = "Cached vs full recompute, per step"):
+    """Max |cached - recomputed| logit difference at every step of a ``RecomputeReport`` (log scale).
+
+    Exact zeros cannot be drawn on a log axis: they are marked at the bottom edge as hollow dots.
+    """
+    diffs = np.asarray(report.max_diffs, dtype=float)
+    steps = np.arange(len(diffs))
+    floor = min(report.tol, diffs[diffs > 0].min() if (diffs > 0).any() else report.tol) / 10
+    fig, ax = subplots(figsize=(7, 3.4))
+    pos = diffs > 0
+    ax.semilogy(steps[pos], diffs[pos], "o-", color=COLORS["cached"], label="max |diff| over the vocabulary")
+    if (~pos).any():
+        ax.plot(steps[~pos], np.full((~pos).sum(), floor), "o", mfc="none", color=COLORS["cached"],
+                label="exactly 0 (drawn at the bottom)")
+    ax.axhline(report.tol, color=COLORS["recompute"], ls="--", label=f"tolerance {report.tol:g}")
+    ax.set_ylim(floor / 2, report.tol * 10)
+    _plain_log_labels(ax)
+    ax.set_xlabel("step (0 = prefill logits, s = s-th decode step)")
+    ax.set_ylabel("max |logit difference| (logit units)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.subplots_adjust(left=0.12, right=0.97, top=0.9, bottom=0.16)  # fixed: tight_layout is slow
+    return fig
+
+
+def plot_step_times(times, title: str = "Time of one decode step vs context length"):
+    """Median ms per step (``utils.decode_timing.StepTimes``). Left: both loops, log-log axes.
+    Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
+    T = np.asarray(times.context_lens)
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.7))
+    ax0.loglog(T, times.cached_ms, "o-", color=COLORS["cached"], label="with KV cache (1 new token)")
+    nc = [(t, ms) for t, ms in zip(T, times.no_cache_ms) if ms is not None]
+    if nc:
+        ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label="without cache (all T + 1 tokens again)")
+    ax0.set_title("Both loops (log-log)")
+    ax0.legend(fontsize=8)
+    _plain_log_labels(ax0)
+    ax0.set_xticks(T, [str(t) for t in T])  # the measured lengths
+    ax1.plot(T, times.cached_ms, "o-", color=COLORS["cached"], label="with KV cache")
+    ax1.set_ylim(0, max(times.cached_ms) * 1.15)
+    ax1.set_xlim(0, T.max() * 1.05)
+    ax1.set_title("The cached step alone (linear axes)")
+    for ax in (ax0, ax1):
+        ax.set_xlabel("context length T (tokens already in the context)")
+        ax.set_ylabel("median time per step (ms)")
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(title, fontsize=11)
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.85, bottom=0.15, wspace=0.22)
+    return fig
+
+
+def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None):
+    """What one decode step costs vs context length T, counted with ``utils.flops``.
+
+    Left: FLOPs per step, without cache and with cache, and the part of the cached step that is
+    attention over the T + 1 keys (still paid). Right: bytes a cached step reads: the weights
+    (constant) and the K/V cache (grows linearly with T).
+    """
+    T = list(context_lens)
+    cached = [decode_step_cost(cfg, t, cached=True, dtype=dtype) for t in T]
+    nocache = [decode_step_cost(cfg, t, cached=False, dtype=dtype) for t in T]
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.8))
+    ax0.loglog(T, [c.total_flops for c in nocache], "s-", color=COLORS["recompute"], label="without cache: total")
+    ax0.loglog(T, [c.total_flops for c in cached], "o-", color=COLORS["cached"], label="with cache: total")
+    ax0.loglog(T, [c.flops["attention"] for c in cached], "o--", color=COLORS["decode"],
+               label="with cache: attention over T + 1 keys")
+    ax0.set_xlabel("context length T (tokens)")
+    ax0.set_ylabel("FLOPs per decode step")
+    ax0.set_title("Compute of one step")
+    ax0.grid(True, alpha=0.3)
+    _plain_log_labels(ax0)
+    ax0.legend(fontsize=8)
+    w = np.array([c.bytes["weights"] for c in cached]) / 2**20
+    kv = np.array([c.bytes["kv_read"] for c in cached]) / 2**20
+    ax1.plot(T, w, color=COLORS["mask"], label="weights read")
+    ax1.plot(T, kv, color=COLORS["K"], label="K/V cache read")
+    ax1.plot(T, w + kv, color="black", ls=":", label="total")
+    ax1.set_xlabel("context length T (tokens)")
+    ax1.set_ylabel(f"MiB read per cached step ({dtype})")
+    ax1.set_title("Memory one cached step reads")
+    ax1.grid(True, alpha=0.3)
+    ax1.legend(fontsize=8)
+    fig.suptitle(title or (f"One decode step, counted: L={cfg.n_layers}, C={cfg.d_model}, H={cfg.n_heads}, "
+                           f"H_kv={cfg.n_kv_heads}, d_h={cfg.head_dim}, d_ff={cfg.d_ff}, V={cfg.vocab_size}"),
+                 fontsize=10)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.85, bottom=0.15, wspace=0.25)
+    return fig
+
+
+def plot_new_query_weights(weights, words: list[str], title: str = "The new token's query, one row per head"):
+    """Attention weights ``[H, T + 1]`` of one decode step's single query over every cached key
+    and its own (the last column). Each row sums to 1."""
+    w = np.asarray(weights, dtype=float)  # (H, S)
+    H, S = w.shape
+    fig, ax = subplots(figsize=(7.5, 2.9))
+    im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(S))
+    ax.set_xticklabels([f"{token_label(t)} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
+    ax.set_yticks(range(H))
+    ax.set_ylabel("query head")
+    ax.set_xlabel("key position (token); the last key is the new token's own")
+    ax.set_title(title)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.36)
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="attention weight")
+    return fig

@@ -1,0 +1,78 @@
+"""Figures of notebook 05 (sampling and stopping): the filter stages and the temperature sweep."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import COLORS, _cjk_context, new_figure, subplots, text_label, token_label
+
+
+SAMPLING_STAGES = ("original", "temperature", "top_k", "top_p")  # the keys of sampling.filter_stages
+
+
+def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], settings: dict, title: str = ""):
+    """Four bar charts, one per step from logits to the distribution ``sample`` draws from.
+
+    ``stages``: stage name -> probabilities of the shown tokens (``ids``/``words``, most likely
+    first); ``settings``: ``temperature``, ``top_k``, ``top_p`` (None = off), optionally ``kept_size``.
+    A grey × marks a token removed by that step or an earlier one; the last row's bars are the kept set.
+    """
+    T, k, p = settings["temperature"], settings["top_k"], settings["top_p"]
+    titles = {
+        "original": "1 · the model's distribution: softmax(logits)",
+        "temperature": ("2 · greedy: all mass on the argmax" if T == 0
+                        else f"2 · temperature {T:g}: softmax(logits / {T:g})"),
+        "top_k": "3 · top-k " + ("off" if k is None or T == 0 else f"= {k}: only the {k} most likely stay"),
+        "top_p": "4 · top-p " + ("off" if p is None or T == 0 else f"= {p:g}: smallest set reaching {p:g}")
+                 + " → what sample() draws from"
+                 + (f" (kept set: {settings['kept_size']} tokens)" if "kept_size" in settings else ""),
+    }
+    colors = {"original": COLORS["prefill"], "temperature": COLORS["decode"], "top_k": COLORS["K"],
+              "top_p": COLORS["cached"]}
+    labels = [f"{token_label(w)}\n#{i}" for i, w in zip(ids, words)]
+    x = np.arange(len(ids))
+    with _cjk_context():
+        fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
+        for ax, name in zip(axes, SAMPLING_STAGES):
+            probs = np.asarray(stages[name], dtype=float)
+            alive = probs > 0
+            ax.bar(x[alive], probs[alive], color=colors[name])
+            for xi in x[~alive]:  # removed by this step or an earlier one
+                ax.text(xi, 0.02, "×", ha="center", va="bottom", fontsize=11, color=COLORS["mask"])
+            for xi, pr in zip(x[alive], probs[alive]):
+                if pr >= 0.005:
+                    ax.text(xi, pr, f"{pr:.2f}", ha="center", va="bottom", fontsize=8)
+            ax.set_ylim(0, 1.15)
+            ax.set_ylabel("probability")
+            ax.set_title(titles[name], fontsize=10, loc="left")
+        axes[-1].set_xticks(x, labels, fontsize=8)
+        axes[-1].set_xlabel(f"next token (the {len(ids)} most likely under the model; × = removed)")
+        if title:
+            fig.suptitle(text_label(title))
+        fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)  # tight_layout is slow
+    return fig
+
+
+def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str = "Temperature reshapes the distribution"):
+    """Grouped bars: the probabilities of ``words`` (most likely first) at each temperature.
+
+    ``probs_by_t``: temperature -> probabilities of ``words`` (0 = greedy, a one-hot).
+    """
+    temps = list(probs_by_t)
+    cmap = plt.get_cmap("coolwarm")
+    x = np.arange(len(words))
+    width = 0.8 / len(temps)
+    with _cjk_context():
+        fig, (ax,) = new_figure(width=8.0, height=3.6)
+        for j, t in enumerate(temps):
+            label = "T = 0 (greedy)" if t == 0 else f"T = {t:g}"
+            ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
+                   color=cmap(j / max(len(temps) - 1, 1)), label=label)
+        ax.set_xticks(x, [token_label(w) for w in words])
+        ax.set_ylim(0, 1.05)
+        ax.set_xlabel("next token (most likely first)")
+        ax.set_ylabel("probability")
+        ax.set_title(text_label(title))
+        ax.legend(frameon=False)
+        fig.tight_layout()
+    return fig

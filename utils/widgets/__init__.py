@@ -1,0 +1,117 @@
+"""The notebooks' interactive panels (ipywidgets), written to work on 7.7.1 (Colab) and 8.x.
+
+Every panel follows one pattern, so each can be tested without a browser:
+
+* ``panel.controls``  name -> widget (sliders, dropdowns, text boxes): set ``.value`` to move them;
+* ``panel.state``     the last computed result, a plain dict (what the tests assert on);
+* ``panel.html``      an ``HTML`` widget showing the numbers; ``panel.out`` an ``Output`` with the figure;
+* ``panel.widget``    the box to display (``display(panel)`` also works).
+
+``compute`` turns control values into ``state``; ``render`` turns state into HTML; ``plot``
+draws a figure (or returns None). A panel never raises: an error is shown in the panel and
+kept in ``state["error"]``.
+"""
+from __future__ import annotations
+
+import html as _html
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from IPython.display import clear_output, display
+
+_STYLE = {"description_width": "initial"}
+
+
+def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
+               continuous_update: bool = True) -> widgets.IntSlider:
+    """An IntSlider that reads the same on ipywidgets 7 and 8."""
+    return widgets.IntSlider(value=value, min=min, max=max, step=step, description=description,
+                             continuous_update=continuous_update, style=_STYLE,
+                             layout=widgets.Layout(width="420px"))
+
+
+def float_slider(description: str, value: float, min: float, max: float, step: float, *,
+                 continuous_update: bool = True, readout_format: str = ".2f") -> widgets.FloatSlider:
+    return widgets.FloatSlider(value=value, min=min, max=max, step=step, description=description,
+                               continuous_update=continuous_update, readout_format=readout_format,
+                               style=_STYLE, layout=widgets.Layout(width="420px"))
+
+
+def dropdown(description: str, options, value) -> widgets.Dropdown:
+    return widgets.Dropdown(options=options, value=value, description=description, style=_STYLE)
+
+
+class Panel:
+    """Base of every panel: wires the controls to ``update`` (see the module docstring)."""
+
+    title = ""
+
+    def __init__(self, controls: dict[str, widgets.Widget]) -> None:
+        self.controls = controls
+        self.state: dict = {}
+        self.html = widgets.HTML()
+        self.out = widgets.Output()
+        self.fig = None
+        for w in controls.values():
+            w.observe(self._on_change, names="value")
+        header = [widgets.HTML(f"<b>{_html.escape(self.title)}</b>")] if self.title else []
+        self.widget = widgets.VBox(header + [widgets.VBox(list(controls.values())), self.html, self.out])
+        self.update()
+
+    def values(self) -> dict:
+        return {name: w.value for name, w in self.controls.items()}
+
+    def compute(self, **values) -> dict:  # pragma: no cover - each panel overrides it
+        raise NotImplementedError
+
+    def render(self, state: dict) -> str:
+        return ""
+
+    def plot(self, state: dict):
+        return None
+
+    def _on_change(self, change) -> None:
+        self.update()
+
+    def update(self) -> None:
+        from ..plots import detached
+
+        try:
+            self.state = self.compute(**self.values())
+            self.html.value = self.render(self.state)
+            with detached():  # see utils/plots/__init__.py: the inline backend must not touch this figure
+                fig = self.plot(self.state)
+        except Exception as e:  # a slider position must never crash the notebook
+            self.state = {"error": f"{type(e).__name__}: {e}"}
+            self.html.value = f"<span style='color:#b00'>&#9888; {_html.escape(self.state['error'])}</span>"
+            fig = None
+        with self.out:
+            clear_output(wait=True)
+            if fig is not None:
+                display(fig)
+        if fig is not None:
+            self.fig = fig
+            plt.close(fig)  # shown once in the Output; do not let inline matplotlib show it again
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)
+
+
+def selection_slider(description: str, options, value, *, continuous_update: bool = False) -> widgets.SelectionSlider:
+    """A slider over a fixed list of ``options`` (values, or ``(label, value)`` pairs); works on 7.7.1 and 8.x."""
+    return widgets.SelectionSlider(options=options, value=value, description=description,
+                                   continuous_update=continuous_update, style=_STYLE,
+                                   layout=widgets.Layout(width="420px"))
+
+
+# The sections' public names, importable from ``utils.widgets`` as before the split (notebooks and tests rely on it).
+from .sampling import SAMPLING_PROMPTS, SamplingPanel  # noqa: E402,F401
+from .attention import divisors, AttentionShapesPanel  # noqa: E402,F401
+from .sizing import T_CHOICES, CUSTOM, bytes_text, KVCacheExplorer, BudgetPlanner  # noqa: E402,F401
+from .prefill import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402,F401
+from .decode import DECODE_PROMPT, decode_grids_html, trace_decode, DecodePanel  # noqa: E402,F401
+from .bug_lab import diff_html, BugLabPanel  # noqa: E402,F401
+from .beyond import SLIDING_WINDOWS, SlidingWindowPanel  # noqa: E402,F401
+from .metrics import (  # noqa: E402,F401
+    HARDWARE_BANDWIDTH_GBPS, BATCH_CHOICES, CONTEXT_CHOICES, DecodeBoundPanel,
+)

@@ -1,0 +1,86 @@
+"""Panel of notebook 02 (prefill): the K and V one prefill writes, as heatmaps."""
+from __future__ import annotations
+
+import html
+
+import torch
+
+from ..generate import prefill
+from ..plots import plot_kv_heatmap
+from . import Panel, dropdown, int_slider
+
+
+# Prompts of the course language (every word is in the course tokenizer's vocabulary).
+PREFILL_PROMPTS = (
+    "<BOS> 他 有 两 只",
+    "<BOS> 我 很 喜欢 猫 。 他 有 两 只",
+    "<BOS> she doesn't like",
+    "<BOS> we have three small",
+)
+
+
+class PrefillKVPanel(Panel):
+    """02 · Prefill: what one prefill leaves in the cache, layer by layer.
+
+    Controls: the prompt, a layer (0 .. L-1), a K/V head (0 .. H_kv-1), and K or V. The figure is
+    that head's cached tensor ``[T, d_h]`` (one row per prompt token); the numbers say how far it
+    is from the same head's tensor in layer 0 (zero only for layer 0 itself: every layer has its
+    own K/V) and which token the prefill logits pick first.
+    """
+
+    title = "Prefill: the K/V every layer keeps"
+
+    def __init__(self, model, tokenizer, prompts=PREFILL_PROMPTS) -> None:
+        self.model, self.tok = model.eval(), tokenizer
+        self._runs: dict[str, tuple] = {}  # prompt -> (words, first-token logits [1, V], cache)
+        cfg = model.cfg
+        super().__init__({
+            "prompt": dropdown("prompt", list(prompts), prompts[0]),
+            "layer": int_slider("layer", 0, 0, cfg.n_layers - 1),
+            "head": int_slider("K/V head", 0, 0, cfg.n_kv_heads - 1),
+            "tensor": dropdown("tensor", ["K", "V"], "K"),
+        })
+
+    def _run(self, prompt: str):
+        if prompt not in self._runs:  # one prefill per prompt, then cached: moving sliders is instant
+            ids = torch.tensor([self.tok.encode(prompt)])  # (1, T)
+            logits, kv = prefill(self.model, ids)  # (1, V), every layer's K/V
+            self._runs[prompt] = (self.tok.tokens(ids[0]), logits, kv)
+        return self._runs[prompt]
+
+    def compute(self, prompt: str, layer: int, head: int, tensor: str) -> dict:
+        words, logits, kv = self._run(prompt)
+        which = 0 if tensor == "K" else 1
+        full = kv.layer_kv(layer)[which]  # (B, H_kv, T, d_h)
+        x = full[0, head]  # (T, d_h)
+        x0 = kv.layer_kv(0)[which][0, head]  # (T, d_h): the same head in layer 0
+        probs = torch.softmax(logits[0].float(), dim=-1)  # (V,)
+        first = int(probs.argmax())
+        return {
+            "words": words, "T": len(words), "layer": layer, "head": head, "tensor": tensor,
+            "shape": tuple(full.shape), "n_layers": kv.n_layers, "cache_len": kv.seq_len,
+            "values": x.float().numpy().copy(),
+            "rel_diff_to_layer0": float((x - x0).norm() / x0.norm()),
+            "first_token": self.tok.decode([first]), "first_prob": float(probs[first]),
+        }
+
+    def render(self, s: dict) -> str:
+        words = " ".join(html.escape(w) for w in s["words"])
+        rel = s["rel_diff_to_layer0"]
+        same = "this is layer 0 itself" if s["layer"] == 0 else "a different tensor: layer 0's cannot stand in for it"
+        return (
+            f"<p>prompt ({s['T']} tokens): <code>{words}</code><br>"
+            f"cache after prefill: {s['n_layers']} layers &times; (K, V), each "
+            f"<code>[B, H_kv, T, d_h] = {list(s['shape'])}</code>, cache length {s['cache_len']}<br>"
+            f"{s['tensor']} of layer {s['layer']}, head {s['head']}: "
+            f"&Vert;{s['tensor']}<sub>{s['layer']}</sub> &minus; {s['tensor']}<sub>0</sub>&Vert; / "
+            f"&Vert;{s['tensor']}<sub>0</sub>&Vert; = <b>{rel:.2f}</b> ({same})<br>"
+            f"first token picked from the last position's logits: <b>{html.escape(s['first_token'])}</b> "
+            f"(p = {s['first_prob']:.2f})</p>"
+        )
+
+    def plot(self, s: dict):
+        return plot_kv_heatmap(
+            s["values"], s["words"],
+            f"cached {s['tensor']}, layer {s['layer']}, K/V head {s['head']}: [T={s['T']}, d_h={s['shape'][3]}]",
+        )

@@ -1,0 +1,82 @@
+"""Panel of notebook 05 (sampling and stopping): temperature, top-k and top-p live."""
+from __future__ import annotations
+
+import html
+
+import torch
+
+from . import Panel, dropdown, float_slider, int_slider
+
+
+SAMPLING_PROMPTS = ("<BOS> 我 喜欢", "<BOS> she has", "<BOS>", "<BOS> they don't like")
+
+
+class SamplingPanel(Panel):
+    """Temperature, top-k and top-p applied to the course model's next-token distribution.
+
+    Controls: ``prompt`` (a Dropdown), ``temperature`` (0 = greedy), ``top_k`` (V = off) and
+    ``top_p`` (1 = off, never 0). The logits of each prompt come from one ``prefill`` and are
+    kept; the sliders only change what is picked from them.
+
+    ``state``: ``kept_size`` (tokens left with probability > 0), ``kept`` (word, probability)
+    pairs, ``probs_sum`` (the final distribution's total, 1), ``kept_mass`` (the model's own
+    probability of the kept set), ``greedy`` (the argmax), and ``stages`` for the plot.
+    """
+
+    title = "From logits to a token: temperature, top-k, top-p"
+
+    def __init__(self, model, tokenizer, prompts=SAMPLING_PROMPTS, n_show: int = 12) -> None:
+        self.model, self.tok, self.n_show = model, tokenizer, n_show
+        self.V = model.cfg.vocab_size
+        self._logits: dict[str, object] = {}
+        prompts = [p for p in prompts if all(w in tokenizer.vocab for w in p.split())] or ["<BOS>"]
+        super().__init__({
+            "prompt": dropdown("prompt", prompts, prompts[0]),
+            "temperature": float_slider("temperature (0 = greedy)", 1.0, 0.0, 2.0, 0.05, continuous_update=False),
+            "top_k": int_slider(f"top_k ({self.V} = off)", self.V, 1, self.V, continuous_update=False),
+            "top_p": float_slider("top_p (1 = off)", 1.0, 0.05, 1.0, 0.05, continuous_update=False),
+        })
+
+    def next_logits(self, prompt: str):
+        """Logits ``[1, V]`` of the token after ``prompt`` (one prefill per prompt, then reused)."""
+        if prompt not in self._logits:
+            from ..generate import prefill
+            ids = torch.tensor([self.tok.encode(prompt)])  # (1, T)
+            self._logits[prompt], _ = prefill(self.model.eval(), ids)  # (1, V)
+        return self._logits[prompt]
+
+    def compute(self, prompt, temperature, top_k, top_p) -> dict:
+        from ..sampling import filter_stages
+        temperature = round(float(temperature), 6)  # slider steps like 0.30000000000000004
+        top_k = None if top_k >= self.V else int(top_k)
+        top_p = None if top_p >= 1 - 1e-9 else round(float(top_p), 6)
+        logits = self.next_logits(prompt)
+        stages = {name: probs[0] for name, probs in filter_stages(logits, temperature, top_k, top_p).items()}  # (V,)
+        final, original = stages["top_p"], stages["original"]
+        kept = [i for i in final.argsort(descending=True).tolist() if final[i] > 0]
+        shown = original.argsort(descending=True)[: self.n_show].tolist()  # sorted by the model's probability
+        words = [self.tok.vocab[i] for i in shown]
+        return {
+            "prompt": prompt, "temperature": temperature, "top_k": top_k, "top_p": top_p,
+            "kept_size": len(kept), "kept": [(self.tok.vocab[i], float(final[i])) for i in kept],
+            "probs_sum": float(final.sum()), "kept_mass": float(original[kept].sum()),
+            "greedy": self.tok.vocab[int(logits[0].argmax())],
+            "shown_ids": shown, "shown_words": words,
+            "stages": {name: probs[shown].tolist() for name, probs in stages.items()},
+        }
+
+    def render(self, s: dict) -> str:
+        rows = "".join(f"<tr><td>{html.escape(w)}</td><td>{p:.3f}</td></tr>" for w, p in s["kept"][:8])
+        more = f"<tr><td colspan=2>… and {s['kept_size'] - 8} more</td></tr>" if s["kept_size"] > 8 else ""
+        return (
+            f"<b>{html.escape(s['prompt'])}</b> → kept set: <b>{s['kept_size']}</b> of {self.V} tokens, "
+            f"holding {s['kept_mass']:.1%} of the model's probability (renormalised to "
+            f"{s['probs_sum']:.3f}); greedy would pick <b>{html.escape(s['greedy'])}</b>"
+            f"<table><tr><th>kept token</th><th>probability</th></tr>{rows}{more}</table>"
+        )
+
+    def plot(self, s: dict):
+        from ..plots import plot_sampling_stages, token_label
+        prompt = " ".join(token_label(w) for w in s["prompt"].split())  # no Chinese glyphs without a CJK font
+        return plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s,
+                                    title=f"Next token after “{prompt}”")

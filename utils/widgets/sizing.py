@@ -1,0 +1,172 @@
+"""Panels of notebook 04 (cache sizing): the KV cache explorer and the budget planner."""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+
+from ..plots import format_bytes, new_figure, plot_budget, plot_kv_vs_context
+from ..sizing import (
+    DTYPE_BYTES, MODEL_PRESETS, bytes_per_element, cache_bytes_for, kv_cache_bytes, max_concurrent_requests,
+)
+from . import Panel, dropdown, float_slider, int_slider, selection_slider
+
+
+# Context lengths the T sliders offer: powers of two and the 1.5x steps between them, 1 .. 128k.
+T_CHOICES: list[int] = sorted({2**i for i in range(18)} | {3 * 2**i for i in range(16)})  # 1, 2, 3, 4, 6, ... 131072
+CUSTOM = "(custom)"
+
+
+def bytes_text(n: int) -> str:
+    """Exact and human form: ``8388608 -> '8,388,608 bytes (8.0 MiB)'``."""
+    return f"{n:,} bytes ({format_bytes(n)})"
+
+
+def _t_slider(value: int) -> widgets.SelectionSlider:
+    return selection_slider("T (tokens)", [(f"{t:,}", t) for t in T_CHOICES], value)
+
+
+class KVCacheExplorer(Panel):
+    """Sliders T, L, H_kv, B, d_h and a dtype menu -> ``kv_cache_bytes`` live, and memory vs T.
+
+    ``state["bytes"]`` is exactly what the page shows in ``<span class="kv-bytes">``. The
+    ``preset`` menu fills L, H_kv and d_h from ``MODEL_PRESETS`` (T, B and dtype are yours);
+    moving one of those three sliders away from the preset switches it back to "(custom)".
+    ``T`` must be one of ``T_CHOICES``.
+    """
+
+    title = "KV cache explorer: 2 · L · B · H_kv · T · d_h · bytes"
+
+    def __init__(self, preset: str = "Llama-3-8B", T: int = 4096, B: int = 1, dtype: str = "float16") -> None:
+        self._syncing = False
+        cfg = MODEL_PRESETS[preset] if preset != CUSTOM else MODEL_PRESETS["Llama-3-8B"]
+        controls = {
+            "preset": dropdown("model preset", [CUSTOM] + list(MODEL_PRESETS), preset),
+            "T": _t_slider(T),
+            "L": int_slider("L (layers)", cfg.n_layers, 1, 128, continuous_update=False),
+            "H_kv": int_slider("H_kv (K/V heads)", cfg.n_kv_heads, 1, 128, continuous_update=False),
+            "B": int_slider("B (sequences)", B, 1, 256, continuous_update=False),
+            "d_h": int_slider("d_h (head width)", cfg.head_dim, 8, 256, step=8, continuous_update=False),
+            "dtype": dropdown("dtype", list(DTYPE_BYTES), dtype),
+        }
+        super().__init__(controls)
+
+    def _preset_values(self, name: str) -> dict:
+        cfg = MODEL_PRESETS[name]
+        return {"L": cfg.n_layers, "H_kv": cfg.n_kv_heads, "d_h": cfg.head_dim}
+
+    def _on_change(self, change) -> None:
+        if self._syncing:
+            return
+        c = self.controls
+        self._syncing = True
+        try:
+            if change["owner"] is c["preset"] and change["new"] != CUSTOM:
+                for key, value in self._preset_values(change["new"]).items():
+                    c[key].value = value
+            elif c["preset"].value != CUSTOM and any(
+                    c[k].value != v for k, v in self._preset_values(c["preset"].value).items()):
+                c["preset"].value = CUSTOM  # the sliders no longer describe that model
+        finally:
+            self._syncing = False
+        self.update()
+
+    def compute(self, preset: str, T: int, L: int, H_kv: int, B: int, d_h: int, dtype: str) -> dict:
+        n = kv_cache_bytes(L, B, H_kv, T, d_h, dtype)
+        per_token = {name: kv_cache_bytes(L, B, H_kv, 1, d_h, name) for name in DTYPE_BYTES}
+        max_context = MODEL_PRESETS[preset].max_seq_len if preset != CUSTOM else None
+        return {"bytes": n, "bytes_text": bytes_text(n), "human": format_bytes(n),
+                "per_token_bytes": per_token[dtype], "per_token_by_dtype": per_token,
+                "element_bytes": bytes_per_element(dtype), "max_context": max_context,
+                "values": {"preset": preset, "T": T, "L": L, "H_kv": H_kv, "B": B, "d_h": d_h, "dtype": dtype}}
+
+    def render(self, s: dict) -> str:
+        v = s["values"]
+        formula = (f"2 × L {v['L']} × B {v['B']} × H_kv {v['H_kv']} × T {v['T']:,} × d_h {v['d_h']} "
+                   f"× {s['element_bytes']} byte(s) ({v['dtype']})")
+        extra = ""
+        if s["max_context"] is not None:
+            extra = f"<br>{html.escape(v['preset'])} reads at most {s['max_context']:,} tokens"
+            if v["T"] > s["max_context"]:
+                extra += " <b style='color:#b00'>(T is beyond it)</b>"
+        return (
+            f"<div class=\"kv-explorer\"><p style='font-size:1.3em'>KV cache: "
+            f"<span class=\"kv-bytes\">{s['bytes_text']}</span></p>"
+            f"<p>= {formula}<br>per position of the batch: {bytes_text(s['per_token_bytes'])}{extra}</p></div>"
+        )
+
+    def plot(self, s: dict):
+        v = s["values"]
+        fig, (ax,) = new_figure(width=7.0, height=3.6)
+        per_token, highlight = {}, None  # one line per element size, so colours never move
+        for size in sorted(set(DTYPE_BYTES.values()), reverse=True):
+            names = [d for d, b in DTYPE_BYTES.items() if b == size]
+            label = f"{size} byte{'s' if size > 1 else ''} per number: {', '.join(names)}"
+            per_token[label] = s["per_token_by_dtype"][names[0]]
+            if size == s["element_bytes"]:
+                highlight = label
+        plot_kv_vs_context(ax, per_token, T_CHOICES[-1], mark=(v["T"], s["bytes"]), highlight=highlight,
+                            max_context=s["max_context"],
+                            title=f"KV cache vs T  (L={v['L']}, B={v['B']}, H_kv={v['H_kv']}, d_h={v['d_h']})")
+        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9)  # fixed: tight_layout is slow
+        return fig
+
+
+class BudgetPlanner(Panel):
+    """How many requests of T tokens fit on one GPU, next to a model's weights.
+
+    ``state["n_requests"]`` is ``sizing.max_concurrent_requests`` for the controls' values;
+    the weights take ``n_params * bytes(weights_dtype)``, ``reserve`` is the fraction kept for
+    activations and the allocator, every request holds its own cache of T tokens.
+    """
+
+    title = "Budget planner: how many requests of T tokens fit?"
+
+    def __init__(self, model: str = "Llama-3-8B", GPU_GiB: int = 80, T: int = 8192,
+                 dtype: str = "bfloat16", weights_dtype: str = "bfloat16", reserve: float = 0.1) -> None:
+        controls = {
+            "model": dropdown("model", list(MODEL_PRESETS), model),
+            "GPU_GiB": int_slider("GPU memory (GiB)", GPU_GiB, 8, 192, step=8, continuous_update=False),
+            "weights_dtype": dropdown("weights dtype", list(DTYPE_BYTES), weights_dtype),
+            "dtype": dropdown("cache dtype", list(DTYPE_BYTES), dtype),
+            "T": _t_slider(T),
+            "reserve": float_slider("reserve (activations, ...)", reserve, 0.0, 0.5, 0.05,
+                                    continuous_update=False),
+        }
+        super().__init__(controls)
+
+    def compute(self, model: str, GPU_GiB: int, weights_dtype: str, dtype: str, T: int, reserve: float) -> dict:
+        cfg = MODEL_PRESETS[model]
+        gpu = GPU_GiB * 2**30
+        weights = cfg.n_params * bytes_per_element(weights_dtype)
+        per_request = cache_bytes_for(cfg, 1, T, dtype)
+
+        def fits(t: int) -> int:
+            return max_concurrent_requests(cfg, t, gpu, weight_bytes=weights, dtype=dtype, reserve_fraction=reserve)
+
+        n = fits(T)
+        reserve_bytes = int(gpu * reserve)
+        used = n * per_request
+        return {"model": model, "T": T, "gpu_bytes": gpu, "weight_bytes": weights, "reserve_bytes": reserve_bytes,
+                "free_for_cache": max(gpu - reserve_bytes - weights, 0), "per_request_bytes": per_request,
+                "n_requests": n, "cache_used_bytes": used, "unused_bytes": gpu - reserve_bytes - weights - used,
+                "weights_fit": weights <= gpu - reserve_bytes, "max_context": cfg.max_seq_len,
+                "tokens_in_cache": n * T, "curve_T": T_CHOICES, "curve_n": [fits(t) for t in T_CHOICES]}
+
+    def render(self, s: dict) -> str:
+        head = (f"<p><b>{html.escape(s['model'])}</b>: weights {format_bytes(s['weight_bytes'])}, "
+                f"reserve {format_bytes(s['reserve_bytes'])}, left for the KV cache "
+                f"{format_bytes(s['free_for_cache'])}.</p>")
+        if not s["weights_fit"]:
+            body = "<p style='color:#b00'>The weights alone do not fit on this GPU: 0 requests.</p>"
+        else:
+            body = (f"<p>One request of T = {s['T']:,} tokens holds {bytes_text(s['per_request_bytes'])} of cache."
+                    f"<br><span style='font-size:1.3em'>Concurrent requests that fit: "
+                    f"<b class=\"n-requests\">{s['n_requests']:,}</b></span>"
+                    f" ({s['tokens_in_cache']:,} tokens cached in total).</p>")
+        if s["T"] > s["max_context"]:
+            body += f"<p>Note: T is beyond this model's max context ({s['max_context']:,}).</p>"
+        return f"<div class=\"budget-planner\">{head}{body}</div>"
+
+    def plot(self, s: dict):
+        return plot_budget(s)
