@@ -29,6 +29,7 @@ from .config import ModelConfig
 from .flops import decode_step_cost
 from .generate import decode_step, generate, prefill
 from .model import Decoder
+from .timing import random_prompt
 
 # Model shapes the benchmark and the notebooks measure. d_ff follows Llama's ~8/3 x C rule.
 BENCH_CONFIGS: dict[str, ModelConfig] = {
@@ -152,10 +153,9 @@ def random_model(cfg: ModelConfig | str, seed: int = 0) -> Decoder:
     return Decoder(cfg).eval()
 
 
-def random_ids(vocab_size: int, T: int, batch_size: int = 1, seed: int = 0) -> torch.Tensor:
-    """Seeded random token ids ``[B, T]`` (speed does not depend on which tokens they are)."""
-    g = torch.Generator().manual_seed(seed)
-    return torch.randint(0, vocab_size, (batch_size, T), generator=g)  # (B, T)
+# Seeded random token ids [B, T]: the same helper notebooks 00/02 time with (speed does not
+# depend on which tokens they are).
+random_ids = random_prompt
 
 
 def _check_fits(model, n_positions: int) -> None:
