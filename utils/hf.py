@@ -85,7 +85,8 @@ def from_hf(hf_model) -> Decoder:
     if missing or unexpected:
         raise ValueError(f"weights do not match a Llama decoder: missing {missing}, unexpected {unexpected}")
     # keep the RoPE tables in float32 whatever the weights' dtype, as transformers does
-    model.rope_cos, model.rope_sin = model.rope_cos.float(), model.rope_sin.float()
+    for name in ("rope_cos", "rope_sin", "rope_sin_rolled"):
+        setattr(model, name, getattr(model, name).float())
     return model.eval()
 
 

@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .attention import apply_rope, attention, causal_mask, rope_angles
+from .attention import apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
 from .cache import KVCache, StaticKVCache
 from .config import ModelConfig
 
@@ -27,10 +27,9 @@ class RMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Normalise in float32 even for half-precision inputs: the mean of squares overflows in fp16.
-        h = x.float()
-        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
-        return self.weight * h.to(x.dtype)
+        # weight * x / sqrt(mean(x^2) + eps) over the last dim. torch's kernel computes it in one
+        # op (instead of six), in float32 even for half inputs, where the mean of squares overflows.
+        return F.rms_norm(x, self.weight.shape, self.weight, self.eps)
 
 
 class Attention(nn.Module):
@@ -48,7 +47,8 @@ class Attention(nn.Module):
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_h)
         k = self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, H_kv, T, d_h)
         v = self.v_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, H_kv, T, d_h)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # keys are cached already rotated
+        # RoPE (``attention.apply_rope``, in its three-op form); keys are cached already rotated
+        q, k = apply_rope_rolled(q, cos, sin), apply_rope_rolled(k, cos, sin)
         if cache is not None:
             k, v = cache.update(layer_idx, k, v)  # (B, H_kv, T_past + T, d_h): history + new
         if self.impl == "sdpa" and T == 1 and not isinstance(mask, str):
@@ -127,6 +127,7 @@ class Decoder(nn.Module):
         cos, sin = rope_angles(cfg.head_dim, cfg.max_seq_len, cfg.rope_theta)  # (max_seq_len, d_h)
         self.register_buffer("rope_cos", cos, persistent=False)
         self.register_buffer("rope_sin", sin, persistent=False)
+        self.register_buffer("rope_sin_rolled", rolled_sin(sin), persistent=False)  # for apply_rope_rolled
         self.set_attn_impl(attn_impl)
 
     @staticmethod
@@ -141,6 +142,19 @@ class Decoder(nn.Module):
         self.attn_impl = impl
         for layer in self.layers:
             layer.self_attn.impl = impl
+
+    def rope_tables(self, pos, dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and rolled sin of positions ``pos`` (a slice, ``[T]`` or ``[B, T]`` ids), as the layers take them.
+
+        ``[T, d_h]`` each, or ``[B, 1, T, d_h]`` for per-row positions (broadcast over heads);
+        cast to ``dtype`` once here rather than in every layer.
+        """
+        cos, sin = self.rope_cos[pos], self.rope_sin_rolled[pos]  # (T, d_h) or (B, T, d_h)
+        if cos.dim() == 3:
+            cos, sin = cos[:, None], sin[:, None]  # (B, 1, T, d_h)
+        if dtype is not None:
+            cos, sin = cos.to(dtype), sin.to(dtype)
+        return cos, sin
 
     def _check(self, input_ids, cache, attention_mask, position_ids) -> None:
         V = self.cfg.vocab_size
@@ -214,9 +228,8 @@ class Decoder(nn.Module):
             pos = (n_past[:, None] + real.long().cumsum(1) - 1).clamp(min=0)  # (B, T)
         if pos is None:
             start = getattr(cache, "n_seen", past) if cache is not None else 0  # positions continue from tokens seen
-            cos, sin = self.rope_cos[start:start + T], self.rope_sin[start:start + T]  # (T, d_h)
-        else:
-            cos, sin = self.rope_cos[pos], self.rope_sin[pos]  # (T, d_h) or (B, T, d_h)
+            pos = slice(start, start + T)
+        cos, sin = self.rope_tables(pos, dtype=self.embed_tokens.weight.dtype)
 
         # Mask: None when every query may see every key (one new token, no padding); "causal" when
         # SDPA's built-in causal mask fits; otherwise an explicit boolean [B, 1, T, S].
