@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 
 from .cache import KVCache, StaticKVCache
-from .generate import decode_step, prefill
+from .generate import decode_stepper, prefill
 
 
 @dataclass
@@ -85,12 +85,14 @@ def compare_with_recompute(
     if T + n_steps > model.cfg.max_seq_len:
         raise ValueError(f"prompt {T} + n_steps {n_steps} exceeds max_seq_len={model.cfg.max_seq_len}")
     prefill_fn = prefill_fn or prefill
-    step_fn = step_fn or decode_step
     kv = KVCache() if cache == "dynamic" else StaticKVCache(model.cfg, B, T + n_steps,
                                                               dtype=model.lm_head.weight.dtype)
     ids = input_ids
     mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
     cached, kv = prefill_fn(model, ids, attention_mask, kv)  # (B, V)
+    if step_fn is None:  # the step generate runs: flat when it computes the same (utils/flat_decode.py)
+        stepper = decode_stepper(model, kv)
+        step_fn = lambda model, token_ids, cache: stepper(token_ids)  # noqa: E731
     diffs, positions = [], []
     for step in range(n_steps + 1):
         full = model(ids, attention_mask=mask)[:, -1]  # (B, V): recompute everything

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
 from .cache import KVCache, StaticKVCache
+from .flat_decode import can_use_flat, flat_decode_step, flat_weights
 from .sampling import _check as _check_sampling
 from .sampling import sample
 
@@ -65,6 +66,28 @@ def decode_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
     if cache is None or cache.seq_len == 0:
         raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
     return model(token_ids[:, None], cache=cache)[:, -1]  # (B, 1, V) -> (B, V)
+
+
+def decode_stepper(model, cache) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``step(token_ids [B]) -> logits [B, V]``: ``decode_step`` for a loop over one ``cache``.
+
+    When ``can_use_flat`` holds (decided once, here) it runs ``flat_decode_step``: the same
+    numbers without the per-module Python, which is most of a small model's step. Otherwise it
+    is ``decode_step`` through the modules. Register hooks before making a stepper, not during
+    its loop (``generate`` makes one per call).
+    """
+    if not can_use_flat(model, cache):
+        return lambda token_ids: decode_step(model, token_ids, cache)
+    weights = flat_weights(model)
+
+    @torch.inference_mode()
+    def step(token_ids: torch.Tensor) -> torch.Tensor:
+        if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
+            return decode_step(model, token_ids, cache)  # raises its clear ValueError
+        model._check(token_ids[:, None], cache, None, None)  # ids in range, room left in max_seq_len
+        return flat_decode_step(model, weights, token_ids, cache)
+
+    return step
 
 
 @dataclass
@@ -181,6 +204,7 @@ def generate(
                 model.cfg, B, T + max_new_tokens, dtype=model.lm_head.weight.dtype, device=input_ids.device
             )
             logits, kv = prefill(model, input_ids, attention_mask, kv)
+            step_fn = decode_stepper(model, kv)  # the flat step when it computes the same
         else:
             ids = input_ids
             mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
@@ -213,7 +237,7 @@ def generate(
             if all(finished):
                 break
             if use_cache:
-                logits = decode_step(model, nxt, kv)
+                logits = step_fn(nxt)
             else:  # no cache: the whole history goes through every layer again
                 ids = torch.cat([ids, nxt[:, None]], dim=1)  # (B, T + step + 1)
                 mask = torch.cat([mask, torch.ones_like(nxt)[:, None]], dim=1)

@@ -1,0 +1,143 @@
+"""The flat decode step (utils/flat_decode.py) must compute bit for bit what the modules compute,
+and must step aside whenever it would not (hooks, training mode, other caches or classes)."""
+import pytest
+import torch
+
+from conftest import tiny_model
+from utils import KVCache, StaticKVCache, decode_step, decode_stepper, generate, prefill
+from utils.bugs import ConcatOnHeadsKVCache
+from utils.flat_decode import can_use_flat
+from utils.generate import left_pad
+from utils.sliding import SlidingWindowKVCache
+
+
+def _caches(model, B, kind):
+    if kind == "dynamic":
+        return KVCache(), KVCache()
+    return (StaticKVCache(model.cfg, B, 48), StaticKVCache(model.cfg, B, 48))
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "static"])
+@pytest.mark.parametrize("padded", [False, True], ids=["no-padding", "left-padded"])
+def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded):
+    model = any_layout_model
+    if padded:
+        ids, mask = left_pad([[5, 6, 7, 8, 9, 10], [11, 12], [13, 14, 15]])
+    else:
+        ids, mask = torch.randint(0, 101, (3, 6), generator=torch.Generator().manual_seed(0)), None
+    mod_kv, flat_kv = _caches(model, 3, kind)
+    logits, _ = prefill(model, ids, mask, mod_kv)
+    prefill(model, ids, mask, flat_kv)
+    step = decode_stepper(model, flat_kv)
+    assert can_use_flat(model, flat_kv)
+    for _ in range(12):
+        tok = logits.argmax(-1)
+        logits, flat = decode_step(model, tok, mod_kv), step(tok)
+        assert torch.equal(logits, flat)
+    for layer in range(model.cfg.n_layers):
+        for a, b in zip(mod_kv.layer_kv(layer), flat_kv.layer_kv(layer)):
+            assert torch.equal(a, b)
+    assert (mod_kv.mask is None) == (flat_kv.mask is None)
+    if padded:
+        assert torch.equal(mod_kv.mask, flat_kv.mask)
+
+
+def test_flat_step_in_bfloat16_equals_module_step():
+    model = tiny_model("GQA").to(torch.bfloat16)
+    ids = torch.randint(0, 101, (2, 5), generator=torch.Generator().manual_seed(1))
+    a, b = StaticKVCache(model.cfg, 2, 20, dtype=torch.bfloat16), StaticKVCache(model.cfg, 2, 20, dtype=torch.bfloat16)
+    logits, _ = prefill(model, ids, cache=a)
+    prefill(model, ids, cache=b)
+    step = decode_stepper(model, b)
+    for _ in range(6):
+        tok = logits.argmax(-1)
+        logits, flat = decode_step(model, tok, a), step(tok)
+        assert flat.dtype == torch.bfloat16 and torch.equal(logits, flat)
+
+
+def test_generate_gives_the_same_tokens_with_and_without_the_flat_step(gqa_model):
+    ids = torch.randint(0, 101, (2, 9), generator=torch.Generator().manual_seed(2))
+    flat = generate(gqa_model, ids, 30, cache="static")
+    calls = []
+    hook = gqa_model.layers[0].register_forward_hook(lambda *a: calls.append(1))  # forces the module path
+    try:
+        modules = generate(gqa_model, ids, 30, cache="static")
+    finally:
+        hook.remove()
+    assert torch.equal(flat.tokens, modules.tokens)
+    assert len(calls) == 30  # the prefill and 29 decode steps all ran through the hooked block
+
+
+def test_a_registered_hook_always_fires(gqa_model):
+    kv = KVCache()
+    logits, _ = prefill(gqa_model, torch.tensor([[1, 2, 3]]), cache=kv)
+    seen = []
+    hook = gqa_model.layers[1].mlp.up_proj.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
+    try:
+        assert not can_use_flat(gqa_model, kv)
+        decode_stepper(gqa_model, kv)(logits.argmax(-1))
+    finally:
+        hook.remove()
+    assert seen == [torch.Size([1, 1, gqa_model.cfg.d_ff])]
+
+
+def test_the_flat_step_reads_the_live_weights(gqa_model):
+    """It holds the model's own parameters, not copies: an in-place edit is seen at once."""
+    ids = torch.tensor([[4, 5, 6, 7]])
+    a, b = KVCache(), KVCache()
+    logits, _ = prefill(gqa_model, ids, cache=a)
+    prefill(gqa_model, ids, cache=b)
+    step = decode_stepper(gqa_model, b)
+    with torch.no_grad():
+        gqa_model.layers[2].mlp.down_proj.weight.mul_(1.5)
+    tok = logits.argmax(-1)
+    assert torch.equal(decode_step(gqa_model, tok, a), step(tok))
+
+
+@pytest.mark.parametrize("why", ["train", "explicit", "hook", "pre-hook", "subclass cache", "sliding cache",
+                                 "patched forward", "subclass module"])
+def test_module_path_is_used_when_the_flat_step_would_differ(why):
+    model = tiny_model("MQA")
+    cache = StaticKVCache(model.cfg, 1, 32)
+    if why == "train":
+        model.train()
+    elif why == "explicit":
+        model.set_attn_impl("explicit")
+    elif why == "hook":
+        model.norm.register_forward_hook(lambda *a: None)
+    elif why == "pre-hook":
+        model.register_forward_pre_hook(lambda *a: None)
+    elif why == "subclass cache":
+        cache = ConcatOnHeadsKVCache()
+    elif why == "sliding cache":
+        cache = SlidingWindowKVCache(8)
+    elif why == "patched forward":
+        model.layers[0].forward = model.layers[0].forward
+    elif why == "subclass module":
+        class LoudNorm(type(model.norm)):
+            pass
+        model.norm.__class__ = LoudNorm
+    assert not can_use_flat(model, cache)
+    assert can_use_flat(tiny_model("MQA"), StaticKVCache(model.cfg, 1, 32))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (torch.tensor([[1]]), "token_ids must be a \\[B\\] tensor"),
+    (torch.tensor([101]), "token id 101 is outside the vocabulary"),
+    (torch.tensor([1, 2]), "batch size 2 but the cache holds 1"),
+])
+def test_the_stepper_rejects_bad_ids_clearly(gqa_model, bad, match):
+    kv = StaticKVCache(gqa_model.cfg, 1, 8)
+    prefill(gqa_model, torch.tensor([[1, 2, 3]]), cache=kv)
+    with pytest.raises(ValueError, match=match):
+        decode_stepper(gqa_model, kv)(bad)
+
+
+def test_the_stepper_stops_at_max_seq_len():
+    model = tiny_model("GQA", max_seq_len=5)
+    kv = KVCache()
+    logits, _ = prefill(model, torch.tensor([[1, 2, 3, 4]]), cache=kv)
+    step = decode_stepper(model, kv)
+    logits = step(logits.argmax(-1))  # position 4: the last one
+    with pytest.raises(ValueError, match="exceeds max_seq_len=5"):
+        step(logits.argmax(-1))

@@ -1,0 +1,117 @@
+"""The decode step as one flat function: the same math as ``Decoder.forward``, without nn.Module calls.
+
+A batch-1 decode step of a small model is mostly overhead, not arithmetic: each ``nn.Module``
+call, parameter lookup and tensor op costs a few microseconds of Python and dispatch, and a
+step makes a few hundred of them for kernels that themselves take microseconds. Serving
+engines remove that overhead (CUDA graphs, ``torch.compile``, C++ loops). This module shows the
+plain-Python version of the idea: collect every weight once per ``generate`` call (``flat_weights``),
+then run each step as one function over those tensors (``flat_decode_step``). The tensor ops are
+exactly those of ``Decoder.forward`` in the same order, so the logits are bit for bit the same
+(``tests/test_flat_decode.py``); only the Python around them is gone.
+
+``decode_step`` and ``generate`` take this path only when it computes exactly what the modules
+would (``can_use_flat``): eval mode, SDPA, a plain ``KVCache``/``StaticKVCache``, the course's own
+module classes, and no forward hook anywhere. So a hook you register always fires (the modules
+then run), and the bug lab's broken caches and subclasses always run through the modules.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+
+import torch.nn as nn
+
+from .attention import apply_rope_rolled
+from .cache import KVCache, StaticKVCache
+from .model import MLP, Attention, Block, Decoder, RMSNorm
+
+
+class LayerWeights(NamedTuple):
+    attn_norm: torch.Tensor  # (C,)
+    q: torch.Tensor  # (H * d_h, C)
+    k: torch.Tensor  # (H_kv * d_h, C)
+    v: torch.Tensor  # (H_kv * d_h, C)
+    o: torch.Tensor  # (C, H * d_h)
+    mlp_norm: torch.Tensor  # (C,)
+    gate: torch.Tensor  # (d_ff, C)
+    up: torch.Tensor  # (d_ff, C)
+    down: torch.Tensor  # (C, d_ff)
+
+
+class FlatWeights(NamedTuple):
+    embed: torch.Tensor  # (V, C)
+    layers: tuple[LayerWeights, ...]
+    norm: torch.Tensor  # (C,)
+    lm_head: torch.Tensor  # (V, C)
+    rope_cos: torch.Tensor  # (max_seq_len, d_h), in the weights' dtype
+    rope_sin_rolled: torch.Tensor  # (max_seq_len, d_h), in the weights' dtype
+
+
+# The classes whose forward flat_decode_step reproduces; anything else runs through the modules.
+_FLAT_TYPES = (Decoder, Block, Attention, MLP, RMSNorm, nn.Linear, nn.Embedding, nn.Dropout, nn.ModuleList)
+
+
+def flat_weights(model) -> FlatWeights:
+    """The model's own parameter tensors (not copies: in-place edits are seen), in step order."""
+    layers = []
+    for blk in model.layers:
+        a, m = blk.self_attn, blk.mlp
+        layers.append(LayerWeights(blk.input_layernorm.weight, a.q_proj.weight, a.k_proj.weight, a.v_proj.weight,
+                                   a.o_proj.weight, blk.post_attention_layernorm.weight,
+                                   m.gate_proj.weight, m.up_proj.weight, m.down_proj.weight))
+    dtype = model.embed_tokens.weight.dtype
+    return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, model.lm_head.weight,
+                       model.rope_cos.to(dtype), model.rope_sin_rolled.to(dtype))
+
+
+def can_use_flat(model, cache) -> bool:
+    """True when ``flat_decode_step`` computes exactly what ``model(...)`` would.
+
+    That needs: eval mode (no dropout), the SDPA attention, a plain ``KVCache`` or
+    ``StaticKVCache`` (not a subclass with its own ``update``), only the course's own module
+    classes with their own ``forward``, and no forward hook or pre-hook on any module.
+    """
+    if model.training or model.attn_impl != "sdpa" or type(cache) not in (KVCache, StaticKVCache):
+        return False
+    for m in model.modules():
+        if type(m) not in _FLAT_TYPES or m._forward_hooks or m._forward_pre_hooks or "forward" in m.__dict__:
+            return False
+    return True
+
+
+def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> torch.Tensor:
+    """Logits ``[B, V]`` of one new token per row (``token_ids`` ``[B]``), appended to ``cache``.
+
+    Same result as ``model(token_ids[:, None], cache=cache)[:, -1]``; the caller has checked
+    the ids and that ``can_use_flat`` holds. Run under ``torch.inference_mode``.
+    """
+    cfg = model.cfg
+    B, C = token_ids.shape[0], cfg.d_model
+    H, H_kv, d_h, eps = cfg.n_heads, cfg.n_kv_heads, cfg.head_dim, cfg.norm_eps
+    past = cache.seq_len
+    if cache.mask is None:  # no padding: every row is at position `past`, every key visible
+        cos, sin = w.rope_cos[past:past + 1], w.rope_sin_rolled[past:past + 1]  # (1, d_h)
+        mask = None
+    else:  # left padding: each row's position is its count of real tokens; padded keys stay hidden
+        pos = cache.valid_counts()  # (B,)
+        cos, sin = w.rope_cos[pos][:, None, None], w.rope_sin_rolled[pos][:, None, None]  # (B, 1, 1, d_h)
+        key_ok = torch.cat([cache.mask, cache.mask.new_ones(B, 1)], dim=1)  # (B, past + 1)
+        mask = key_ok[:, None, None, :]  # (B, 1, 1, past + 1): the same for every head
+    # Rows are (B, C), not (B, 1, C): with T = 1 the time axis only costs reshapes in every matmul.
+    x = F.embedding(token_ids, w.embed)  # (B, C)
+    for i, lw in enumerate(w.layers):
+        h = F.rms_norm(x, (C,), lw.attn_norm, eps)
+        # One query per head; the n_rep query heads that share a K/V head sit side by side.
+        q = F.linear(h, lw.q).view(B, H_kv, H // H_kv, d_h)  # (B, H_kv, n_rep, d_h)
+        k = F.linear(h, lw.k).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
+        v = F.linear(h, lw.v).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
+        q, k = apply_rope_rolled(q, cos, sin), apply_rope_rolled(k, cos, sin)
+        k, v = cache.update(i, k, v)  # (B, H_kv, past + 1, d_h)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H_kv, n_rep, d_h)
+        x = x + F.linear(out.reshape(B, H * d_h), lw.o)  # (B, C)
+        h = F.rms_norm(x, (C,), lw.mlp_norm, eps)
+        x = x + F.linear(F.silu(F.linear(h, lw.gate)) * F.linear(h, lw.up), lw.down)
+    cache.append_mask(None, 1)
+    return F.linear(F.rms_norm(x, (C,), w.norm, eps), w.lm_head)  # (B, V)
