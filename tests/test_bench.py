@@ -32,7 +32,7 @@ def quick(tmp_path_factory):
 def test_quick_run_prints_all_four_cases_and_the_goals(quick):
     table, _ = quick
     for heading in ("1. Cached decode vs full recompute", "2. Our generate vs transformers",
-                    "3. TTFT vs prompt length", "4. Batch-1 decode step vs memory bandwidth", "Goals"):
+                    "3. TTFT vs prompt length", "through the modules", "4. Batch-1 decode step vs memory bandwidth", "Goals"):
         assert heading in table
     assert "quick mode" in table  # the tiny sizes say nothing about the goals, and the table says so
 
@@ -50,6 +50,9 @@ def test_json_holds_samples_and_correctness_checks(quick):
         assert c2["same_tokens"] is True and c2["first_difference"] is None
         for name in ("ours_static", "ours_dynamic", "transformers"):
             assert c2[name]["total_s"]["median"] > 0
+    paths = c2["step_paths"]  # measured even without transformers: the modules and the flat step
+    assert paths["context_len"] == bench.QUICK.prompt_len
+    assert len(paths["speedup"]["samples"]) == len(paths["flat"]["samples"]) == paths["modules"]["n"]
     c3 = cases["3"]
     assert c3["ttft"]["T"] == list(bench.QUICK.lengths) == c3["tpot"]["T"]
     assert len(c3["tpot"]["no_cache"]) == len(c3["tpot"]["T"])

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 
 from utils import generate, prefill  # noqa: E402
 from utils.timing import (  # noqa: E402
-    median_time, median_times, median_timeline, time_decode_step, time_prefill, timeline, torch_threads,
+    median_time, median_times, median_timeline, time_prefill, timeline, torch_threads,
 )
 from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
 
@@ -96,8 +96,8 @@ def test_sweep_every_control_and_random_combinations(panel):
 def test_time_helpers_return_one_positive_median_per_length(model_tok):
     model = model_tok[0]
     Ts = [4, 16]
-    for times in (time_prefill(model, Ts, 2, threads=1), time_decode_step(model, Ts, 2, cache="static")):
-        assert len(times) == len(Ts) and all(t > 0 for t in times)
+    times = time_prefill(model, Ts, 2, threads=1)
+    assert len(times) == len(Ts) and all(t > 0 for t in times)
     assert median_time(lambda: None, repeats=3) >= 0
     calls = []
     assert len(median_times([lambda: calls.append("a"), lambda: calls.append("b")], repeats=2, warmup=0)) == 2

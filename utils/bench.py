@@ -81,7 +81,7 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
 
         total = 0
         for c in cases:
-            total += _rounds(c, sizes, repeats) * (2 if c == 3 else 1)  # measured rounds
+            total += _rounds(c, sizes, repeats) * (2 if c in (2, 3) else 1)  # measured rounds
         bar = tqdm(total=total, desc="utils.bench", unit="round", leave=False)
     results: dict = {"machine": _machine(threads), "quick": quick, "cases": {}}
     results["machine"]["load_before"] = _load()
@@ -104,6 +104,9 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
                 res.update(shape=_shape(BENCH_CONFIGS[sizes.config]), prompt_len=sizes.prompt_len,
                            new_tokens=sizes.new_tokens, transformers_version=transformers.__version__)
                 results["cases"][2] = res
+            # where our speed comes from: the same step through the modules and flat
+            results["cases"].setdefault(2, {})["step_paths"] = perf.modules_vs_flat(
+                perf.random_model(sizes.config), sizes.prompt_len, _rounds(2, sizes, repeats), progress=bar)
         if 3 in cases:
             model = perf.random_model(sizes.config)
             n = _rounds(3, sizes, repeats)
@@ -217,6 +220,10 @@ def format_table(results: dict) -> str:
                       f"StaticKVCache / KVCache: {_q(c['static_over_dynamic'])}x",
                       f"   same tokens (all three): {c['same_tokens']}"
                       + ("" if diff is None else f" (first difference at new token {diff})")]
+    if 2 in cases and "step_paths" in cases[2]:
+        p = cases[2]["step_paths"]
+        lines.append(f"   one decode step at T={p['context_len']}: through the modules {_q(p['modules'], 1e3)} ms, "
+                     f"flat {_q(p['flat'], 1e3)} ms: {_q(p['speedup'])}x (same kernels, same logits)")
     if 3 in cases:
         c = cases[3]
         ttft, tpot = c["ttft"], c["tpot"]

@@ -4,8 +4,9 @@ A whole generation loop of 2 000 tokens would take too long in a notebook, so we
 steps at chosen context lengths T (T tokens already in the context, one new token):
 
 * **cached**: prefill the longest context once (not timed); for each T, take its first T
-  positions (exactly the cache a T-token prompt leaves) and time ``decode_step`` of one new
-  token (``utils.timing.time_decode_step`` measures the same, with a new prefill for every T);
+  positions (exactly the cache a T-token prompt leaves) and time one decode step of one new
+  token, the step ``generate`` runs (``decode_stepper``; ``utils.perf.tpot_vs_context``
+  measures the same with a new prefill for every T);
 * **no cache**: one forward pass over all ``T + 1`` tokens, which is what every step of a loop
   without a cache does (it keeps only the last position's logits).
 
@@ -22,7 +23,7 @@ from typing import Sequence
 import torch
 
 from .cache import KVCache
-from .generate import decode_step, prefill
+from .generate import decode_stepper, prefill
 from .timing import median_time, random_prompt, torch_threads
 
 
@@ -40,7 +41,7 @@ class StepTimes:
 @torch.inference_mode()
 def time_cached_steps(model, context_lens: Sequence[int], repeats: int = 5, *, warmup: int = 1,
                       seed: int = 0) -> list[float]:
-    """Median seconds of one cached ``decode_step`` with T positions in the cache, for each T.
+    """Median seconds of one cached decode step with T positions in the cache, for each T.
 
     One prefill of the longest context serves every T: its first T positions are exactly the
     cache a T-token prompt leaves (causal attention: later tokens never change them). The
@@ -61,8 +62,9 @@ def time_cached_steps(model, context_lens: Sequence[int], repeats: int = 5, *, w
             for timed in (False, True):
                 kv = copy.copy(full)
                 kv.crop(T)  # a cache of the first T positions (views: `full` itself is left as it is)
+                step = decode_stepper(model, kv)  # generate's step (set-up, not timed)
                 t0 = time.perf_counter()
-                decode_step(model, ids[:, T], kv)  # reads T cached positions, appends one
+                step(ids[:, T])  # reads T cached positions, appends one
                 if timed and round_ >= warmup:
                     samples[T].append(time.perf_counter() - t0)
     return [statistics.median(samples[T]) for T in Ts]

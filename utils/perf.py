@@ -1,4 +1,4 @@
-"""Performance of the engine, measured: what ``python -m utils.bench`` prints and notebook 06 plots.
+"""Performance of the engine, measured: what ``python -m utils.bench`` prints and notebooks 06 and 08 plot.
 
 The metrics, for a request of B rows that each produce n new tokens:
 
@@ -27,7 +27,7 @@ import torch
 from .cache import KVCache, StaticKVCache
 from .config import ModelConfig
 from .flops import decode_step_cost
-from .generate import decode_step, generate, prefill
+from .generate import decode_step, decode_stepper, generate, prefill
 from .model import Decoder
 from .timing import random_prompt
 
@@ -294,6 +294,39 @@ def ours_vs_transformers(
     return out
 
 
+def modules_vs_flat(
+    model, context_len: int = 256, repeats: int = 5, *, steps_per_sample: int = 8, warmup: int = 1, seed: int = 0,
+    progress=None,
+) -> dict:
+    """One batch-1 decode step two ways, interleaved: through the modules (``decode_step``) and
+    flat (``decode_stepper``, what ``generate`` runs). Same kernels, same numbers; the difference
+    is the Python around them. Returns ``{"modules": Stats, "flat": Stats, "speedup": Stats}``
+    (seconds per step; speedup = modules / flat, paired round by round).
+    """
+    _check_fits(model, context_len + 1)
+    ids = random_ids(model.cfg.vocab_size, context_len + 1, seed=seed)  # (1, T + 1)
+    dtype = model.lm_head.weight.dtype
+    caches = {name: StaticKVCache(model.cfg, 1, context_len + 1, dtype=dtype) for name in ("modules", "flat")}
+    for kv in caches.values():
+        prefill(model, ids[:, :context_len], cache=kv)
+    flat_step = decode_stepper(model, caches["flat"])
+
+    def run(step, kv):
+        def steps():
+            for _ in range(steps_per_sample):
+                step(ids[:, context_len])
+                kv.crop(context_len)  # back to T: every step is the same step
+        return steps
+
+    fns = {"modules": run(lambda t: decode_step(model, t, caches["modules"]), caches["modules"]),
+           "flat": run(flat_step, caches["flat"])}
+    stats = time_interleaved(fns, repeats, warmup, progress)
+    out = {name: stats[name].map(lambda x: x / steps_per_sample) for name in fns}
+    out["speedup"] = paired_ratio(stats["modules"], stats["flat"])
+    out["context_len"] = context_len
+    return out
+
+
 # --- case 3: TTFT against prompt length, TPOT against context length ----------------------------
 
 def ttft_vs_prompt_length(
@@ -324,7 +357,8 @@ def tpot_vs_context(
 ) -> dict:
     """Seconds of one decode step with T tokens of context, per T, with the cache and without.
 
-    With the cache: ``decode_step`` of one new token against a cache holding T positions
+    With the cache: the decode step ``generate`` runs (``decode_stepper``) of one new token
+    against a cache holding T positions
     (``cache="static"``: a ``StaticKVCache``; ``"dynamic"``: a ``KVCache``), cropped back to T
     after each step, so every step is the same one. A sample is the mean of ``steps_per_sample``
     such steps in a row, as in a real generation loop (a lone step right after a long forward pass
@@ -345,9 +379,9 @@ def tpot_vs_context(
         kv = StaticKVCache(model.cfg, batch_size, T + 1, dtype=dtype) if cache == "static" else KVCache()
         prefill(model, ids[:, :T], cache=kv)  # T positions cached (not timed)
 
-        def steps(kv=kv, T=T):
+        def steps(kv=kv, T=T, step=decode_stepper(model, kv)):  # generate's step
             for _ in range(steps_per_sample):
-                decode_step(model, ids[:, T], kv)  # reads T cached positions, writes one
+                step(ids[:, T])  # reads T cached positions, writes one
                 kv.crop(T)  # back to T: every step is the same step
 
         fns[("cached", T)] = steps
@@ -436,9 +470,10 @@ def decode_vs_bandwidth(
     dtype = model.lm_head.weight.dtype
     kv = StaticKVCache(cfg, 1, context_len + 1, dtype=dtype)
     prefill(model, ids[:, :context_len], cache=kv)
+    stepper = decode_stepper(model, kv)  # the step generate runs
 
     def step():
-        decode_step(model, ids[:, context_len], kv)
+        stepper(ids[:, context_len])
         kv.crop(context_len)
 
     bw = _Bandwidth(n_bytes)

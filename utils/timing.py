@@ -5,7 +5,7 @@ call pays for memory allocation and kernel selection) and reports the **median**
 repeats, which one slow outlier cannot move. Times are in seconds; plots show milliseconds.
 
     time_prefill(model, T_values)          median seconds of one prefill, per prompt length T  (TTFT)
-    time_decode_step(model, T_values)      median seconds of one decode step with T cached tokens (TPOT)
+    (one decode step with T cached tokens, TPOT: ``utils.perf.tpot_vs_context``, as the benchmark)
     timeline(result)                       prefill + per-step decode segments of a ``generate`` result
     median_timeline(results)               the same, each segment the median (or min) over several runs
     median_time(fn), median_times(fns)     the building blocks (``median_times`` interleaves the repeats)
@@ -21,8 +21,7 @@ from typing import Callable, Sequence
 
 import torch
 
-from .cache import KVCache, StaticKVCache
-from .generate import GenerationResult, decode_step, prefill
+from .generate import GenerationResult, prefill
 
 
 @contextlib.contextmanager
@@ -123,49 +122,6 @@ def time_prefill(
     fns = [lambda ids=ids: prefill(model, ids) for ids in prompts]
     with torch_threads(threads):
         return median_times(fns, repeats, warmup)
-
-
-@torch.inference_mode()
-def time_decode_step(
-    model,
-    T_values: Sequence[int],
-    repeats: int = 5,
-    *,
-    batch_size: int = 1,
-    warmup: int = 1,
-    seed: int = 0,
-    cache: str = "dynamic",
-    threads: int | None = None,
-) -> list[float]:
-    """Median seconds of one ``decode_step`` when the cache already holds T positions, per T.
-
-    The cache is prefilled once per T; after every timed step it is cropped back to T, so each
-    repeat measures the same step (T cached keys + 1 new token). ``cache``: ``"dynamic"``
-    (``KVCache``) or ``"static"`` (``StaticKVCache``). Returns a list aligned with ``T_values``.
-    The lengths are timed interleaved (``median_times``). ``threads``: torch CPU threads during
-    the measurement (see ``torch_threads``).
-    """
-    if cache not in ("dynamic", "static"):
-        raise ValueError(f"cache={cache!r}; choose 'dynamic' or 'static'")
-    model.eval()
-    Ts = _check_lengths(model, T_values, extra=1)
-
-    def make_step(T: int):
-        ids = random_prompt(model.cfg.vocab_size, T + 1, batch_size, seed)  # (B, T + 1): prompt + next token
-        kv = KVCache() if cache == "dynamic" else StaticKVCache(
-            model.cfg, batch_size, T + 1, dtype=model.lm_head.weight.dtype
-        )
-        prefill(model, ids[:, :T], cache=kv)  # not timed
-        new = ids[:, T]  # (B,)
-
-        def step():
-            decode_step(model, new, kv)
-            kv.crop(T)  # forget the new position: the next repeat decodes the same step again
-
-        return step
-
-    with torch_threads(threads):
-        return median_times([make_step(T) for T in Ts], repeats, warmup)
 
 
 @dataclass(frozen=True)
