@@ -230,6 +230,11 @@ FACTS: dict[str, Callable[[], str]] = {
        for T in (32, 512) for i, col in enumerate(("ttft_cached", "ttft_no_cache", "tpot_cached", "tpot_no_cache"))},
     "nb06_tpot_speedup": from_notebook("06_performance_metrics.ipynb", r"a decode step without the cache takes (\d+)x"),
     "nb06_speedup_T": from_notebook("06_performance_metrics.ipynb", r"at T=(\d+), a decode step without the cache"),
+    "nb06_flat_same": from_notebook("06_performance_metrics.ipynb", r"same logits, bit for bit: (\w+)"),
+    "nb06_modules_ms": from_notebook("06_performance_metrics.ipynb", r"module by module ([\d.]+) ms"),
+    "nb06_flat_ms": from_notebook("06_performance_metrics.ipynb", r"module by module [\d.]+ ms, flat ([\d.]+) ms"),
+    "nb06_flat_speedup": from_notebook("06_performance_metrics.ipynb", r"the flat step is ([\d.]+)x faster"),
+    "nb06_python_share": from_notebook("06_performance_metrics.ipynb", r"(\d+%) of the module step was Python"),
     # bytes per batch-1 decode step (section 4), T = 256, float32
     **{f"nb06_bytes_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^\s*{name}: " + pattern)
        for key, name in (("small", "small"), ("50m", "50M"), ("100m", "100M"))
