@@ -42,3 +42,29 @@ def test_budget_planner():
     n = max_concurrent_requests(cfg, 4096, gpu_bytes=80 * 2**30, weight_bytes=16 * 2**30)
     assert n == (64 * 2**30) // per_req
     assert max_concurrent_requests(cfg, 4096, gpu_bytes=8 * 2**30) == 0  # weights alone do not fit
+
+
+def test_parameter_counts_match_the_published_models():
+    """Regression: GPT-2 was counted with the Llama formula (3-matrix MLP, no biases): 152M, not 124M."""
+    assert MODEL_PRESETS["GPT-2 (124M)"].n_params == 124_439_808  # openai-community/gpt2, model.num_parameters()
+    assert MODEL_PRESETS["Llama-2-7B"].n_params == 6_738_415_616  # meta-llama/Llama-2-7b-hf
+    assert MODEL_PRESETS["SmolLM2-135M"].n_params == 134_515_008  # HuggingFaceTB/SmolLM2-135M
+
+
+def test_gpt2_weights_read_per_step_leave_out_both_lookup_tables():
+    from utils.flops import mlp_flops_per_token, weight_bytes
+
+    cfg = MODEL_PRESETS["GPT-2 (124M)"]
+    C, V, P = cfg.d_model, cfg.vocab_size, cfg.max_seq_len
+    # every parameter but the token and position tables, + the (tied) lm_head, + one row of each table
+    assert weight_bytes(cfg, "float32") == (cfg.n_params - V * C - P * C + V * C + 2 * C) * 4
+    assert mlp_flops_per_token(cfg) == 2 * 2 * C * cfg.d_ff  # up and down only
+
+
+def test_sizing_only_archs_are_refused_by_the_decoder():
+    from utils import Decoder, ModelConfig
+
+    with pytest.raises(ValueError, match="sizing only"):
+        Decoder(MODEL_PRESETS["GPT-2 (124M)"])
+    with pytest.raises(ValueError, match="arch='mamba'"):
+        ModelConfig(vocab_size=8, n_layers=1, n_heads=2, n_kv_heads=2, d_model=8, d_ff=8, max_seq_len=8, arch="mamba")

@@ -22,9 +22,17 @@ def _check_int(name: str, value: object, minimum: int = 1) -> None:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
 
 
+ARCHS = ("llama", "gpt2")
+
+
 @dataclass(frozen=True)
 class ModelConfig:
-    """Shape of a Llama-style decoder. Invalid combinations raise ``ValueError``."""
+    """Shape of a Llama-style decoder. Invalid combinations raise ``ValueError``.
+
+    ``arch="gpt2"`` describes a GPT-2-style model for sizing only (``Decoder`` builds Llama-style
+    models): a two-matrix GELU MLP, biases, LayerNorms and learned position embeddings change its
+    parameter count and FLOPs, not its KV cache.
+    """
 
     vocab_size: int
     n_layers: int
@@ -38,6 +46,7 @@ class ModelConfig:
     norm_eps: float = 1e-5
     tie_embeddings: bool = False
     dropout: float = 0.0  # on the attention and MLP outputs, active only in train mode
+    arch: str = "llama"  # or "gpt2", for sizing (see the class docstring)
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "n_layers", "n_heads", "n_kv_heads", "d_model", "d_ff", "max_seq_len"):
@@ -69,6 +78,8 @@ class ModelConfig:
             raise ValueError(f"norm_eps must be > 0, got {self.norm_eps}")
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.arch not in ARCHS:
+            raise ValueError(f"arch={self.arch!r}; choose one of {ARCHS}")
 
     @property
     def n_rep(self) -> int:
@@ -83,12 +94,21 @@ class ModelConfig:
         return "MQA" if self.n_kv_heads == 1 else "GQA"
 
     @property
+    def mlp_matrices(self) -> int:
+        """Weight matrices of one MLP: 3 for SwiGLU (gate, up, down), 2 for GPT-2's GELU MLP."""
+        return 2 if self.arch == "gpt2" else 3
+
+    @property
     def n_params(self) -> int:
-        """Number of parameters of the Llama-style decoder with this shape."""
+        """Number of parameters of a model with this shape (Llama-style, or GPT-2-style for arch="gpt2")."""
         C, H, H_kv, d_h, V = self.d_model, self.n_heads, self.n_kv_heads, self.head_dim, self.vocab_size
         attn = C * H * d_h + 2 * C * H_kv * d_h + H * d_h * C  # q, k, v, o projections
-        mlp = 3 * C * self.d_ff  # gate, up, down
+        mlp = self.mlp_matrices * C * self.d_ff  # gate, up, down (GPT-2: up, down)
         per_layer = attn + mlp + 2 * C  # + two RMSNorm weights
         embed = V * C
         head = 0 if self.tie_embeddings else V * C
+        if self.arch == "gpt2":
+            # every projection has a bias, and each LayerNorm a bias next to its weight
+            per_layer += (H * d_h + 2 * H_kv * d_h) + C + self.d_ff + C + 2 * C
+            return self.n_layers * per_layer + embed + head + self.max_seq_len * C + 2 * C  # + positions, final LN
         return self.n_layers * per_layer + embed + head + C  # + final norm

@@ -12,7 +12,7 @@ Counting rules (a matrix-vector product ``[n, m] @ [m]`` costs ``2 n m`` FLOPs: 
 one add per weight):
 
     projections  per token and layer: q, k, v, o  = 2 C (H d_h + 2 H_kv d_h) + 2 H d_h C
-    mlp          per token and layer: SwiGLU gate, up, down = 3 * 2 C d_ff
+    mlp          per token and layer: SwiGLU gate, up, down = 3 * 2 C d_ff (GPT-2: 2 * 2 C d_ff)
     attention    per query and layer that sees S keys: q.K (2 H d_h S) + weights.V (2 H d_h S)
     lm_head      2 C V, once per step (only the last position's logits are needed)
 
@@ -75,8 +75,8 @@ def projection_flops_per_token(cfg: ModelConfig) -> int:
 
 
 def mlp_flops_per_token(cfg: ModelConfig) -> int:
-    """SwiGLU MLP (gate, up, down) of one token in one layer."""
-    return 3 * 2 * cfg.d_model * cfg.d_ff
+    """SwiGLU MLP (gate, up, down) of one token in one layer; GPT-2's GELU MLP has two matrices."""
+    return cfg.mlp_matrices * 2 * cfg.d_model * cfg.d_ff
 
 
 def attention_flops_per_query(cfg: ModelConfig, n_keys: int) -> int:
@@ -88,9 +88,13 @@ def weight_bytes(cfg: ModelConfig, dtype: torch.dtype | str = "float32", n_token
     """Bytes of weights one forward pass reads: every layer, the final norm and lm_head, plus the
     embedding rows of ``n_tokens`` tokens (a lookup reads only those rows)."""
     embed = cfg.vocab_size * cfg.d_model
+    lookups = 1  # embedding tables read a row per token, not whole
+    if cfg.arch == "gpt2":
+        embed += cfg.max_seq_len * cfg.d_model  # the learned position table is a lookup too
+        lookups = 2
     untied = cfg.n_params - embed - (0 if cfg.tie_embeddings else cfg.vocab_size * cfg.d_model)
     head = cfg.vocab_size * cfg.d_model  # tied or not, the lm_head matrix is read once
-    return (untied + head + n_tokens * cfg.d_model) * bytes_per_element(dtype)
+    return (untied + head + lookups * n_tokens * cfg.d_model) * bytes_per_element(dtype)
 
 
 def decode_step_cost(

@@ -115,6 +115,8 @@ class Decoder(nn.Module):
         super().__init__()
         if not isinstance(cfg, ModelConfig):
             raise ValueError(f"Decoder needs a ModelConfig, got {type(cfg).__name__}")
+        if cfg.arch != "llama":
+            raise ValueError(f"Decoder builds Llama-style models; arch={cfg.arch!r} configs are for sizing only")
         self.cfg = cfg
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))

@@ -83,7 +83,7 @@ def max_concurrent_requests(
 MODEL_PRESETS: dict[str, ModelConfig] = {
     # openai-community/gpt2 (n_layer=12, n_head=12, n_embd=768, n_positions=1024; MHA, LayerNorm, learned positions)
     "GPT-2 (124M)": ModelConfig(vocab_size=50257, n_layers=12, n_heads=12, n_kv_heads=12, d_model=768,
-                                d_ff=3072, max_seq_len=1024, tie_embeddings=True),
+                                d_ff=3072, max_seq_len=1024, tie_embeddings=True, arch="gpt2"),
     # HuggingFaceTB/SmolLM2-135M
     "SmolLM2-135M": ModelConfig(vocab_size=49152, n_layers=30, n_heads=9, n_kv_heads=3, d_model=576,
                                 d_ff=1536, max_seq_len=8192, rope_theta=100000.0, tie_embeddings=True),
