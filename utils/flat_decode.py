@@ -1,27 +1,27 @@
 """The decode step as one flat function: the same math as ``Decoder.forward``, without nn.Module calls.
 
-A batch-1 decode step of a small model is mostly overhead, not arithmetic: each ``nn.Module``
-call, parameter lookup and tensor op costs a few microseconds of Python and dispatch, and a
-step makes a few hundred of them for kernels that themselves take microseconds. Serving
+In a batch-1 decode step of a small model, a large part of the time is not arithmetic: each
+``nn.Module`` call, parameter lookup and tensor op costs microseconds of Python and dispatch,
+and a step makes a few hundred of them around kernels that themselves take microseconds. Serving
 engines remove that overhead (CUDA graphs, ``torch.compile``, C++ loops). This module shows the
 plain-Python version of the idea: collect every weight once per ``generate`` call (``flat_weights``),
 then run each step as one function over those tensors (``flat_decode_step``). The tensor ops are
 exactly those of ``Decoder.forward`` in the same order, so the logits are bit for bit the same
 (``tests/test_flat_decode.py``); only the Python around them is gone.
 
-``decode_step`` and ``generate`` take this path only when it computes exactly what the modules
-would (``can_use_flat``): eval mode, SDPA, a plain ``KVCache``/``StaticKVCache``, the course's own
+``generate`` (through ``decode_stepper``) takes this path only when it computes exactly what the
+modules would (``can_use_flat``): eval mode, SDPA, a plain ``KVCache``/``StaticKVCache``, the course's own
 module classes, and no forward hook anywhere. So a hook you register always fires (the modules
 then run), and the bug lab's broken caches and subclasses always run through the modules.
+``decode_step`` itself always runs the modules: it is the one to read next to ``utils/model.py``.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import torch
-import torch.nn.functional as F
-
 import torch.nn as nn
+import torch.nn.functional as F
 
 from .attention import apply_rope_rolled
 from .cache import KVCache, StaticKVCache
