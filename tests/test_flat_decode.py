@@ -94,8 +94,8 @@ def test_the_flat_step_reads_the_live_weights(gqa_model):
     assert torch.equal(decode_step(gqa_model, tok, a), step(tok))
 
 
-@pytest.mark.parametrize("why", ["train", "explicit", "hook", "pre-hook", "subclass cache", "sliding cache",
-                                 "patched forward", "subclass module"])
+@pytest.mark.parametrize("why", ["train", "explicit", "hook", "pre-hook", "global hook", "subclass cache",
+                                 "sliding cache", "patched forward", "subclass module"])
 def test_module_path_is_used_when_the_flat_step_would_differ(why):
     model = tiny_model("MQA")
     cache = StaticKVCache(model.cfg, 1, 32)
@@ -107,6 +107,14 @@ def test_module_path_is_used_when_the_flat_step_would_differ(why):
         model.norm.register_forward_hook(lambda *a: None)
     elif why == "pre-hook":
         model.register_forward_pre_hook(lambda *a: None)
+    elif why == "global hook":
+        handle = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)
+        try:
+            assert not can_use_flat(model, cache)
+        finally:
+            handle.remove()
+        assert can_use_flat(model, cache)
+        return
     elif why == "subclass cache":
         cache = ConcatOnHeadsKVCache()
     elif why == "sliding cache":

@@ -71,9 +71,13 @@ def can_use_flat(model, cache) -> bool:
 
     That needs: eval mode (no dropout), the SDPA attention, a plain ``KVCache`` or
     ``StaticKVCache`` (not a subclass with its own ``update``), only the course's own module
-    classes with their own ``forward``, and no forward hook or pre-hook on any module.
+    classes with their own ``forward``, and no forward hook or pre-hook on any module (nor one
+    registered for all modules).
     """
     if model.training or model.attn_impl != "sdpa" or type(cache) not in (KVCache, StaticKVCache):
+        return False
+    # hooks registered for every module (torch.nn.modules.module.register_module_forward_hook)
+    if any(getattr(nn.modules.module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks")):
         return False
     for m in model.modules():
         if type(m) not in _FLAT_TYPES or m._forward_hooks or m._forward_pre_hooks or "forward" in m.__dict__:
