@@ -141,6 +141,11 @@ def test_the_stepper_rejects_bad_ids_clearly(gqa_model, bad, match):
         decode_stepper(gqa_model, kv)(bad)
 
 
+def test_the_stepper_refuses_an_empty_cache_like_decode_step(gqa_model):
+    with pytest.raises(ValueError, match="needs a cache filled by prefill"):
+        decode_stepper(gqa_model, KVCache())(torch.tensor([1]))
+
+
 def test_the_stepper_stops_at_max_seq_len():
     model = tiny_model("GQA", max_seq_len=5)
     kv = KVCache()

@@ -72,9 +72,9 @@ def decode_stepper(model, cache) -> Callable[[torch.Tensor], torch.Tensor]:
     """``step(token_ids [B]) -> logits [B, V]``: ``decode_step`` for a loop over one ``cache``.
 
     When ``can_use_flat`` holds (decided once, here) it runs ``flat_decode_step``: the same
-    numbers without the per-module Python, which is most of a small model's step. Otherwise it
-    is ``decode_step`` through the modules. Register hooks before making a stepper, not during
-    its loop (``generate`` makes one per call).
+    numbers without the per-module Python, a large part of a small model's step. Otherwise it
+    is ``decode_step`` through the modules. Register hooks (or switch to train mode) before
+    making a stepper, not during its loop (``generate`` makes one per call).
     """
     if not can_use_flat(model, cache):
         return lambda token_ids: decode_step(model, token_ids, cache)
@@ -82,7 +82,7 @@ def decode_stepper(model, cache) -> Callable[[torch.Tensor], torch.Tensor]:
 
     @torch.inference_mode()
     def step(token_ids: torch.Tensor) -> torch.Tensor:
-        if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
+        if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1 or cache.seq_len == 0:
             return decode_step(model, token_ids, cache)  # raises its clear ValueError
         model._check(token_ids[:, None], cache, None, None)  # ids in range, room left in max_seq_len
         return flat_decode_step(model, weights, token_ids, cache)
