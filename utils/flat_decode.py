@@ -45,8 +45,6 @@ class FlatWeights(NamedTuple):
     layers: tuple[LayerWeights, ...]
     norm: torch.Tensor  # (C,)
     lm_head: torch.Tensor  # (V, C)
-    rope_cos: torch.Tensor  # (max_seq_len, d_h), in the weights' dtype
-    rope_sin_rolled: torch.Tensor  # (max_seq_len, d_h), in the weights' dtype
 
 
 # The classes whose forward flat_decode_step reproduces; anything else runs through the modules.
@@ -61,9 +59,7 @@ def flat_weights(model) -> FlatWeights:
         layers.append(LayerWeights(blk.input_layernorm.weight, a.q_proj.weight, a.k_proj.weight, a.v_proj.weight,
                                    a.o_proj.weight, blk.post_attention_layernorm.weight,
                                    m.gate_proj.weight, m.up_proj.weight, m.down_proj.weight))
-    dtype = model.embed_tokens.weight.dtype
-    return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, model.lm_head.weight,
-                       model.rope_cos.to(dtype), model.rope_sin_rolled.to(dtype))
+    return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, model.lm_head.weight)
 
 
 def can_use_flat(model, cache) -> bool:
@@ -96,11 +92,10 @@ def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> t
     H, H_kv, d_h, eps = cfg.n_heads, cfg.n_kv_heads, cfg.head_dim, cfg.norm_eps
     past = cache.seq_len
     if cache.mask is None:  # no padding: every row is at position `past`, every key visible
-        cos, sin = w.rope_cos[past:past + 1], w.rope_sin_rolled[past:past + 1]  # (1, d_h)
+        cos, sin = model.rope_tables(slice(past, past + 1), w.embed.dtype)  # (1, d_h)
         mask = None
     else:  # left padding: each row's position is its count of real tokens; padded keys stay hidden
-        pos = cache.valid_counts()  # (B,)
-        cos, sin = w.rope_cos[pos][:, None, None], w.rope_sin_rolled[pos][:, None, None]  # (B, 1, 1, d_h)
+        cos, sin = model.rope_tables(cache.valid_counts()[:, None], w.embed.dtype)  # (B, 1, 1, d_h)
         key_ok = torch.cat([cache.mask, cache.mask.new_ones(B, 1)], dim=1)  # (B, past + 1)
         mask = key_ok[:, None, None, :]  # (B, 1, 1, past + 1): the same for every head
     # Rows are (B, C), not (B, 1, C): with T = 1 the time axis only costs reshapes in every matmul.

@@ -145,7 +145,7 @@ class Decoder(nn.Module):
         for layer in self.layers:
             layer.self_attn.impl = impl
 
-    def rope_tables(self, pos, dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def rope_tables(self, pos, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and rolled sin of positions ``pos`` (a slice, ``[T]`` or ``[B, T]`` ids), as the layers take them.
 
         ``[T, d_h]`` each, or ``[B, 1, T, d_h]`` for per-row positions (broadcast over heads);
@@ -154,9 +154,7 @@ class Decoder(nn.Module):
         cos, sin = self.rope_cos[pos], self.rope_sin_rolled[pos]  # (T, d_h) or (B, T, d_h)
         if cos.dim() == 3:
             cos, sin = cos[:, None], sin[:, None]  # (B, 1, T, d_h)
-        if dtype is not None:
-            cos, sin = cos.to(dtype), sin.to(dtype)
-        return cos, sin
+        return cos.to(dtype), sin.to(dtype)
 
     def _check(self, input_ids, cache, attention_mask, position_ids) -> None:
         V = self.cfg.vocab_size
@@ -231,7 +229,7 @@ class Decoder(nn.Module):
         if pos is None:
             start = getattr(cache, "n_seen", past) if cache is not None else 0  # positions continue from tokens seen
             pos = slice(start, start + T)
-        cos, sin = self.rope_tables(pos, dtype=self.embed_tokens.weight.dtype)
+        cos, sin = self.rope_tables(pos, self.embed_tokens.weight.dtype)
 
         # Mask: None when every query may see every key (one new token, no padding); "causal" when
         # SDPA's built-in causal mask fits; otherwise an explicit boolean [B, 1, T, S].

@@ -127,7 +127,7 @@ def masked_forward(
     past = cache.seq_len if cache is not None else 0
     if positions is None:
         positions = torch.arange(past, past + T)
-    cos, sin = model.rope_tables(positions, dtype=model.embed_tokens.weight.dtype)  # (T, d_h) each
+    cos, sin = model.rope_tables(positions, model.embed_tokens.weight.dtype)  # (T, d_h) each
     x = model.embed_tokens(input_ids)  # (B, T, C)
     for i, layer in enumerate(model.layers):
         x = layer(x, cos, sin, mask, cache, i)

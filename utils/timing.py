@@ -89,12 +89,12 @@ def random_prompt(vocab_size: int, T: int, batch_size: int = 1, seed: int = 0) -
     return torch.randint(0, vocab_size, (batch_size, T), generator=g)  # (B, T)
 
 
-def _check_lengths(model, T_values: Sequence[int], extra: int = 0) -> list[int]:
+def _check_lengths(model, T_values: Sequence[int]) -> list[int]:
     Ts = [int(T) for T in T_values]
     if not Ts or min(Ts) < 1:
         raise ValueError(f"T_values must be non-empty lengths >= 1, got {list(T_values)!r}")
-    if max(Ts) + extra > model.cfg.max_seq_len:
-        raise ValueError(f"length {max(Ts) + extra} exceeds the model's max_seq_len={model.cfg.max_seq_len}")
+    if max(Ts) > model.cfg.max_seq_len:
+        raise ValueError(f"length {max(Ts)} exceeds the model's max_seq_len={model.cfg.max_seq_len}")
     return Ts
 
 
