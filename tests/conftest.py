@@ -41,6 +41,15 @@ def model_tok():
     return Decoder(COURSE_CONFIG).eval(), course_tokenizer()
 
 
+def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` from a transformers cache (4.x and 5.x layouts)."""
+    if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
+        return [(layer.keys, layer.values) for layer in past_key_values.layers]
+    if hasattr(past_key_values, "key_cache"):
+        return list(zip(past_key_values.key_cache, past_key_values.value_cache))
+    return [(k, v) for k, v in past_key_values]
+
+
 def _is_local(address) -> bool:
     if isinstance(address, (str, bytes)):  # AF_UNIX path
         return True

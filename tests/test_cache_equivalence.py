@@ -12,7 +12,7 @@ TOL = 1e-5  # fp32: different summation order, so rounding-level differences onl
 @pytest.mark.parametrize("cache", ["dynamic", "static"])
 def test_cached_decode_matches_recompute_for_32_steps(any_layout_model, cache):
     ids = torch.randint(0, 101, (2, 11), generator=torch.Generator().manual_seed(1))
-    report = compare_with_recompute(any_layout_model, ids, 32, cache=cache, tol=TOL)
+    report = compare_with_recompute(any_layout_model, ids, 32, cache_kind=cache, tol=TOL)
     assert report.ok, report.verdict
     assert len(report.max_diffs) == 33
     assert report.positions[0] == 10 and report.positions[-1] == 42
@@ -25,7 +25,7 @@ def test_explicit_attention_matches_sdpa(gqa_model):
         gqa_model.set_attn_impl("explicit")
         slow = gqa_model(ids)
     torch.testing.assert_close(fast, slow, atol=1e-5, rtol=0)
-    assert compare_with_recompute(gqa_model, ids, 8).ok
+    assert compare_with_recompute(gqa_model, ids, 8, step="modules").ok  # the flat step runs SDPA only
 
 
 def test_static_and_dynamic_caches_give_the_same_logits(gqa_model):
@@ -68,7 +68,7 @@ def test_cache_has_one_kv_per_layer_with_course_layout(gqa_model):
 def test_generate_with_and_without_cache_gives_the_same_tokens(kind):
     model = tiny_model(kind)
     ids = torch.randint(0, 101, (2, 5), generator=torch.Generator().manual_seed(4))
-    runs = [generate(model, ids, 24, use_cache=u, cache=c) for u, c in
+    runs = [generate(model, ids, 24, use_cache=u, cache_kind=c) for u, c in
             [(True, "dynamic"), (True, "static"), (False, "dynamic")]]
     for r in runs[1:]:
         assert torch.equal(r.tokens, runs[0].tokens)

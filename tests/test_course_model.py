@@ -8,7 +8,7 @@ import torch
 
 from utils import generate, load_course_model
 from utils.corpus import is_grammatical
-from utils.course_model import COURSE_CONFIG, TRAINING_LOG_PATH, WEIGHTS_PATH, encode_prompt, train
+from utils.course_model import COURSE_CONFIG, TRAINING_LOG_PATH, WEIGHTS_PATH, train
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -59,7 +59,7 @@ def test_missing_weights_say_how_to_make_them(tmp_path):
 
 def test_stop_string_spanning_two_tokens(course):
     model, tok = course
-    r = generate(model, encode_prompt(tok, "<BOS> 我 喜欢"), 10, stop_strings=["猫 。"], tokenizer=tok)
+    r = generate(model, torch.tensor([tok.encode("<BOS> 我 喜欢")]), 10, stop_strings=["猫 。"], tokenizer=tok)
     assert r.stop_reasons == ["stop_string"] and r.lengths == [2] and r.texts == ["猫 。"]
 
 
@@ -80,7 +80,7 @@ def test_cached_and_uncached_greedy_agree_for_64_steps(course, prompt):
     model, tok = course
     ids = tok.encode(prompt)
     cached = generate(model, ids, 64)  # no eos_id: past <EOS> the model is off its data, still must agree
-    static = generate(model, ids, 64, cache="static")
+    static = generate(model, ids, 64, cache_kind="static")
     uncached = generate(model, ids, 64, use_cache=False)
     assert cached.lengths == [64]
     assert torch.equal(cached.tokens, uncached.tokens) and torch.equal(cached.tokens, static.tokens)

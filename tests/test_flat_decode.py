@@ -1,14 +1,28 @@
 """The flat decode step (utils/flat_decode.py) must compute bit for bit what the modules compute,
-and must step aside whenever it would not (hooks, training mode, other caches or classes)."""
+and must refuse, with a ValueError that says step="modules", whenever it would not (hooks,
+training mode, other caches or classes): it never switches paths behind the caller's back."""
 import pytest
 import torch
 
 from conftest import tiny_model
 from utils import KVCache, StaticKVCache, decode_step, decode_stepper, generate, prefill
-from utils.bugs import ConcatOnHeadsKVCache
-from utils.flat_decode import can_use_flat
+from utils.flat_decode import check_flat
 from utils.generate import left_pad
 from utils.sliding import SlidingWindowKVCache
+
+
+def flat_ok(model, cache) -> bool:
+    try:
+        check_flat(model, cache)
+    except ValueError as e:
+        assert 'step="modules"' in str(e)
+        return False
+    return True
+
+
+class OwnUpdateCache(KVCache):
+    def update(self, layer, k, v):
+        return super().update(layer, k, v)
 
 
 def _caches(model, B, kind):
@@ -29,7 +43,7 @@ def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded
     logits, _ = prefill(model, ids, mask, mod_kv)
     prefill(model, ids, mask, flat_kv)
     step = decode_stepper(model, flat_kv)
-    assert can_use_flat(model, flat_kv)
+    assert flat_ok(model, flat_kv)
     for _ in range(12):
         tok = logits.argmax(-1)
         logits, flat = decode_step(model, tok, mod_kv), step(tok)
@@ -55,16 +69,28 @@ def test_flat_step_in_bfloat16_equals_module_step():
         assert flat.dtype == torch.bfloat16 and torch.equal(logits, flat)
 
 
-def test_generate_gives_the_same_tokens_with_and_without_the_flat_step(gqa_model):
+def test_generate_gives_the_same_tokens_with_either_step(gqa_model):
     ids = torch.randint(0, 101, (2, 9), generator=torch.Generator().manual_seed(2))
-    flat = generate(gqa_model, ids, 30, cache="static")
+    flat = generate(gqa_model, ids, 30, cache_kind="static")
+    modules = generate(gqa_model, ids, 30, cache_kind="static", step="modules")
+    assert torch.equal(flat.tokens, modules.tokens)
+
+
+def test_a_hook_on_a_layer_fires_on_every_step_or_generate_refuses(gqa_model):
+    """Both branches: step="modules" runs the hooked block at every step; step="flat" (the
+    default) cannot run the hook, so it raises a ValueError before any work, never skips it."""
+    ids = torch.randint(0, 101, (2, 9), generator=torch.Generator().manual_seed(2))
+    expected = generate(gqa_model, ids, 30, cache_kind="static").tokens
     calls = []
-    hook = gqa_model.layers[0].register_forward_hook(lambda *a: calls.append(1))  # forces the module path
+    hook = gqa_model.layers[0].register_forward_hook(lambda *a: calls.append(1))
     try:
-        modules = generate(gqa_model, ids, 30, cache="static")
+        with pytest.raises(ValueError, match=r"module 'layers\.0' has a forward hook.*step=\"modules\""):
+            generate(gqa_model, ids, 30, cache_kind="static")
+        assert calls == []  # refused before the prefill ran
+        modules = generate(gqa_model, ids, 30, cache_kind="static", step="modules")
     finally:
         hook.remove()
-    assert torch.equal(flat.tokens, modules.tokens)
+    assert torch.equal(expected, modules.tokens)
     assert len(calls) == 30  # the prefill and 29 decode steps all ran through the hooked block
 
 
@@ -74,11 +100,20 @@ def test_a_registered_hook_always_fires(gqa_model):
     seen = []
     hook = gqa_model.layers[1].mlp.up_proj.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
     try:
-        assert not can_use_flat(gqa_model, kv)
-        decode_stepper(gqa_model, kv)(logits.argmax(-1))
+        assert not flat_ok(gqa_model, kv)
+        with pytest.raises(ValueError, match="forward hook"):
+            decode_stepper(gqa_model, kv)
+        decode_stepper(gqa_model, kv, step="modules")(logits.argmax(-1))
     finally:
         hook.remove()
     assert seen == [torch.Size([1, 1, gqa_model.cfg.d_ff])]
+
+
+def test_an_unknown_step_is_refused(gqa_model):
+    with pytest.raises(ValueError, match="step='fast'"):
+        generate(gqa_model, torch.tensor([[1, 2]]), 2, step="fast")
+    with pytest.raises(ValueError, match="step='fast'"):
+        decode_stepper(gqa_model, KVCache(), step="fast")
 
 
 def test_the_flat_step_reads_the_live_weights(gqa_model):
@@ -96,7 +131,7 @@ def test_the_flat_step_reads_the_live_weights(gqa_model):
 
 @pytest.mark.parametrize("why", ["train", "explicit", "hook", "pre-hook", "global hook", "subclass cache",
                                  "sliding cache", "patched forward", "subclass module"])
-def test_module_path_is_used_when_the_flat_step_would_differ(why):
+def test_the_flat_step_refuses_where_it_would_differ(why):
     model = tiny_model("MQA")
     cache = StaticKVCache(model.cfg, 1, 32)
     if why == "train":
@@ -110,13 +145,13 @@ def test_module_path_is_used_when_the_flat_step_would_differ(why):
     elif why == "global hook":
         handle = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)
         try:
-            assert not can_use_flat(model, cache)
+            assert not flat_ok(model, cache)
         finally:
             handle.remove()
-        assert can_use_flat(model, cache)
+        assert flat_ok(model, cache)
         return
     elif why == "subclass cache":
-        cache = ConcatOnHeadsKVCache()
+        cache = OwnUpdateCache()
     elif why == "sliding cache":
         cache = SlidingWindowKVCache(8)
     elif why == "patched forward":
@@ -125,8 +160,11 @@ def test_module_path_is_used_when_the_flat_step_would_differ(why):
         class LoudNorm(type(model.norm)):
             pass
         model.norm.__class__ = LoudNorm
-    assert not can_use_flat(model, cache)
-    assert can_use_flat(tiny_model("MQA"), StaticKVCache(model.cfg, 1, 32))
+    assert not flat_ok(model, cache)
+    with pytest.raises(ValueError, match="step="):
+        decode_stepper(model, cache)
+    decode_stepper(model, cache, step="modules")  # the modules run whatever the model and cache
+    assert flat_ok(tiny_model("MQA"), StaticKVCache(model.cfg, 1, 32))
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -8,7 +8,8 @@ transformers = pytest.importorskip("transformers")
 from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
 
 from utils import KVCache, StaticKVCache, decode_step, from_hf, prefill  # noqa: E402
-from utils.hf import config_from_hf, hf_cache_layers  # noqa: E402
+from conftest import hf_cache_layers  # noqa: E402
+from utils.hf import config_from_hf  # noqa: E402
 
 TOL = 1e-4
 CONFIGS = {

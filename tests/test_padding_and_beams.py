@@ -30,7 +30,7 @@ def test_left_padded_batch_matches_each_prompt_alone_step_by_step(any_layout_mod
 def test_padded_batch_cached_equals_recompute(any_layout_model):
     ids, mask = left_pad([[5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 8], [9]])
     for cache in ("dynamic", "static"):
-        report = compare_with_recompute(any_layout_model, ids, 32, attention_mask=mask, cache=cache)
+        report = compare_with_recompute(any_layout_model, ids, 32, attention_mask=mask, cache_kind=cache)
         assert report.ok, report.verdict
 
 

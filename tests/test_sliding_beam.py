@@ -132,7 +132,7 @@ def test_memory_trace_static_allocates_once_dynamic_every_step(model):
 
 @pytest.mark.parametrize("cache", ["dynamic", "static"])
 def test_beam_search_with_reorder_equals_recompute_for_every_beam(model, cache):
-    res = beam_search(model, _ids(6), 4, 10, cache=cache, tol=TOL)
+    res = beam_search(model, _ids(6), 4, 10, cache_kind=cache, tol=TOL)
     assert res.report.ok, res.report.verdict
     assert res.sequences.shape == (4, 16) and len(res.parents) == 10
     assert torch.all(res.scores[:-1] >= res.scores[1:])  # best beam first
@@ -141,7 +141,7 @@ def test_beam_search_with_reorder_equals_recompute_for_every_beam(model, cache):
 
 @pytest.mark.parametrize("cache", ["dynamic", "static"])
 def test_beam_search_without_reorder_diverges(model, cache):
-    res = beam_search(model, _ids(6), 4, 10, reorder=False, cache=cache, tol=TOL)
+    res = beam_search(model, _ids(6), 4, 10, reorder=False, cache_kind=cache, tol=TOL)
     assert not res.report.ok
     # it diverges exactly once the parents stop being 0, 1, 2, ... (step s uses parents[s - 1])
     first_shuffle = next(s for s, p in enumerate(res.parents, 1) if p != list(range(4)) and s > 1)
@@ -164,7 +164,7 @@ def test_one_beam_is_greedy(model):
 
 
 def test_beam_search_bad_input(model):
-    for kwargs in (dict(n_beams=0, n_steps=2), dict(n_beams=2, n_steps=-1), dict(n_beams=2, n_steps=2, cache="x")):
+    for kwargs in (dict(n_beams=0, n_steps=2), dict(n_beams=2, n_steps=-1), dict(n_beams=2, n_steps=2, cache_kind="x")):
         with pytest.raises(ValueError):
             beam_search(model, _ids(3), **kwargs)
     with pytest.raises(ValueError, match="one sequence"):

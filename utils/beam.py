@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import torch
 
-from .cache import KVCache, StaticKVCache
-from .checks import RecomputeReport
+from .cache import make_cache
 from .generate import decode_step, prefill
+from .recompute import RecomputeReport
+from .validate import CACHE_KINDS, check_choice, check_fits, check_int
 
 
 @dataclass
@@ -63,38 +64,32 @@ def beam_search(
     n_steps: int,
     *,
     reorder: bool = True,
-    cache: str = "dynamic",
+    cache_kind: str = "dynamic",
     check: bool = True,
     tol: float = 1e-4,
     eos_id: int | None = None,
 ) -> BeamSearchResult:
     """Beam search of ``n_steps`` tokens after ``prompt`` (``[T]`` or ``[1, T]``), one cache row per beam.
 
-    ``reorder=False`` skips ``cache.reorder`` (the bug). ``cache``: ``"dynamic"`` or ``"static"``.
+    ``reorder=False`` skips ``cache.reorder`` (the bug). ``cache_kind``: ``"dynamic"`` or ``"static"``.
     With ``check=True`` every step also recomputes each beam's sequence without a cache.
     ``eos_id``: a beam that has produced it is finished; it keeps its score and its only
     continuation is ``eos_id`` again (so the batch stays rectangular). The search stops early
     once every beam is finished.
     """
-    if isinstance(n_beams, bool) or not isinstance(n_beams, int) or not 1 <= n_beams <= model.cfg.vocab_size:
-        raise ValueError(f"n_beams must be an int in [1, V={model.cfg.vocab_size}], got {n_beams!r}")
-    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 0:
-        raise ValueError(f"n_steps must be an int >= 0, got {n_steps!r}")
-    if cache not in ("dynamic", "static"):
-        raise ValueError(f"cache={cache!r}; choose 'dynamic' or 'static'")
+    check_int("n_beams", n_beams, minimum=1, maximum=model.cfg.vocab_size)
+    check_int("n_steps", n_steps, minimum=0)
+    check_choice("cache_kind", cache_kind, CACHE_KINDS)
     prompt = torch.as_tensor(prompt)
     if prompt.dim() == 1:
         prompt = prompt[None]
     if prompt.dim() != 2 or prompt.shape[0] != 1:
         raise ValueError(f"prompt must be one sequence, [T] or [1, T]; got shape {tuple(prompt.shape)}")
     T = prompt.shape[1]
-    if T + n_steps > model.cfg.max_seq_len:
-        raise ValueError(f"prompt {T} + n_steps {n_steps} exceeds max_seq_len={model.cfg.max_seq_len}")
+    check_fits(model.cfg, T, n_steps, "n_steps")
     model.eval()
     seqs = prompt.repeat(n_beams, 1)  # (n_beams, T): every beam starts as the prompt
-    kv = KVCache() if cache == "dynamic" else StaticKVCache(
-        model.cfg, n_beams, T + n_steps, dtype=model.lm_head.weight.dtype
-    )
+    kv = make_cache(cache_kind, model.cfg, n_beams, T + n_steps, dtype=model.lm_head.weight.dtype)
     logits, kv = prefill(model, seqs, cache=kv)  # (n_beams, V)
     # The beams are identical at first: only beam 0 may expand, or the survivors would be copies.
     scores = torch.full((n_beams,), float("-inf"))
@@ -130,6 +125,5 @@ def beam_search(
             compare()
     report = None
     if check:
-        bad = next((i for i, d in enumerate(diffs) if not d <= tol), None)
-        report = RecomputeReport(diffs, positions, tol, bad, None if bad is None else positions[bad])
+        report = RecomputeReport.from_diffs(diffs, positions, tol)
     return BeamSearchResult(seqs, scores, all_parents, all_tokens, report)

@@ -7,7 +7,9 @@ Layout, written once here and used everywhere: every layer keeps one K and one V
 Only the H_kv key/value heads are stored; in GQA/MQA they are expanded to H query heads after
 they are read (``attention.repeat_kv``), so grouping saves cache memory.
 
-Two caches with the same interface:
+``Cache`` holds what every cache shares (its per-layer ``k``/``v`` lists, the padding mask, the
+bytes held, ``crop``, ``reorder``, and ``seen_tokens``: the position of the next token). Two
+caches build on it:
 
 * ``KVCache`` grows by ``torch.cat`` along time: simplest to read, but every step allocates and
   copies the whole history.
@@ -23,43 +25,88 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
+from .validate import check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
-def _check_index(index: torch.Tensor, batch_size: int | None) -> torch.Tensor:
-    if not isinstance(index, torch.Tensor):
-        index = torch.as_tensor(index)
-    if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"reorder index must be a 1-D integer tensor, got shape {tuple(index.shape)} {index.dtype}")
-    if batch_size is not None and index.numel() and (index.min() < 0 or index.max() >= batch_size):
-        raise ValueError(f"reorder index {index.tolist()} out of range for a batch of {batch_size} rows")
-    return index.long()
+class Cache:
+    """What both caches share. A subclass fills ``self.k``/``self.v`` (one tensor per layer) and
+    implements ``update``, ``seq_len`` and ``batch_size``; ``_keep_positions`` if it can crop.
 
+    ``mask`` ``[B, seq_len]`` says which cached positions are real tokens and which are left
+    padding (None while every position is real).
+    """
 
-def _check_kv(k: torch.Tensor, v: torch.Tensor) -> None:
-    if k.dim() != 4 or k.shape != v.shape:
-        raise ValueError(
-            f"k and v must both be [B, H_kv, T, d_h]; got k {tuple(k.shape)} and v {tuple(v.shape)}"
-        )
-
-
-class _MaskMixin:
-    """Bookkeeping of which cached positions are real tokens (shared by both caches)."""
-
+    k: list[torch.Tensor]
+    v: list[torch.Tensor]
     mask: torch.Tensor | None
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    @property
+    def seq_len(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def batch_size(self) -> int | None:
+        raise NotImplementedError
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.k)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by all K and V tensors (a preallocated cache counts what it allocated)."""
+        return sum(t.numel() * t.element_size() for t in self.k + self.v)
+
+    def seen_tokens(self) -> int:
+        """Tokens this cache has seen: the position of the next token (rows without padding).
+
+        Equal to ``seq_len`` for a full cache; a cache that drops old entries counts on.
+        """
+        return self.seq_len
 
     def valid_counts(self) -> torch.Tensor | None:
         """Real tokens per row ``[B]``, or None when no row has padding (then it is ``seq_len``)."""
         return None if self.mask is None else self.mask.sum(dim=1)
 
-    def _mask_after(self, new_mask: torch.Tensor | None, B: int, T_old: int, T_new: int) -> torch.Tensor | None:
+    def append_mask(self, new_mask: torch.Tensor | None, T_new: int) -> None:
+        """Record which of the ``T_new`` positions just written are real (None: all of them)."""
         if self.mask is None and new_mask is None:
-            return None  # the common case: no padding anywhere, nothing to store
-        old = self.mask if self.mask is not None else torch.ones(B, T_old, dtype=torch.bool, device=self._device())
-        new = new_mask if new_mask is not None else torch.ones(B, T_new, dtype=torch.bool, device=old.device)
-        return torch.cat([old[:, :T_old], new.to(old.device, torch.bool)], dim=1)  # (B, T_old + T_new)
+            return  # the common case: no padding anywhere, nothing to store
+        B, T_old = self.batch_size, self.seq_len - T_new
+        device = self.k[0].device
+        old = self.mask if self.mask is not None else torch.ones(B, T_old, dtype=torch.bool, device=device)
+        new = new_mask if new_mask is not None else torch.ones(B, T_new, dtype=torch.bool, device=device)
+        self.mask = torch.cat([old[:, :T_old], new.to(old.device, torch.bool)], dim=1)  # (B, T_old + T_new)
+
+    def layer_kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """What ``layer`` holds: K, V ``[B, H_kv, T, d_h]``."""
+        return self.k[layer], self.v[layer]
+
+    def crop(self, n: int) -> None:
+        """Keep only the first ``n`` positions (e.g. to undo rejected speculative tokens)."""
+        check_crop(n, self.seq_len)
+        self._keep_positions(n)
+        if self.mask is not None:
+            self.mask = self.mask[:, :n]
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep rows ``index`` (beam search: each surviving beam takes its parent's history)."""
+        index = check_reorder_index(index, self.batch_size)
+        self._keep_rows(index)
+        if self.mask is not None:
+            self.mask = self.mask.index_select(0, index.to(self.mask.device))
+
+    def _keep_positions(self, n: int) -> None:
+        raise NotImplementedError
+
+    def _keep_rows(self, index: torch.Tensor) -> None:
+        raise NotImplementedError
 
 
-class KVCache(_MaskMixin):
+class KVCache(Cache):
     """Cache that grows by concatenation along the time axis (dim=2). The teaching version."""
 
     def __init__(self) -> None:
@@ -67,16 +114,17 @@ class KVCache(_MaskMixin):
         self.v: list[torch.Tensor] = []
         self.mask = None
 
-    def _device(self):
-        return self.k[0].device if self.k else None
-
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new ``k``, ``v`` ``[B, H_kv, T_new, d_h]`` of ``layer``; return all of it so far."""
-        _check_kv(k, v)
+        check_kv(k, v)
+        if not is_int(layer) or layer < 0 or layer > len(self.k):
+            raise ValueError(
+                f"layer must be an int in [0, {len(self.k)}] (layers are filled in order 0, 1, ...), got {layer!r}"
+            )
         if layer == len(self.k):  # first time this layer is seen
             self.k.append(k)
             self.v.append(v)
-        elif 0 <= layer < len(self.k):
+        else:
             if k.shape[:2] != self.k[layer].shape[:2] or k.shape[3] != self.k[layer].shape[3]:
                 raise ValueError(
                     f"layer {layer}: new k {tuple(k.shape)} does not fit cached {tuple(self.k[layer].shape)} "
@@ -84,17 +132,7 @@ class KVCache(_MaskMixin):
                 )
             self.k[layer] = torch.cat([self.k[layer], k], dim=2)  # (B, H_kv, T_old + T_new, d_h)
             self.v[layer] = torch.cat([self.v[layer], v], dim=2)
-        else:
-            raise ValueError(f"layer {layer} updated before layers 0..{layer - 1}: fill layers in order")
         return self.k[layer], self.v[layer]
-
-    def layer_kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """What ``layer`` holds: K, V ``[B, H_kv, T, d_h]``."""
-        return self.k[layer], self.v[layer]
-
-    @property
-    def n_layers(self) -> int:
-        return len(self.k)
 
     @property
     def batch_size(self) -> int | None:
@@ -105,35 +143,16 @@ class KVCache(_MaskMixin):
         """Positions cached (in layer 0; after a full forward every layer holds the same)."""
         return self.k[0].shape[2] if self.k else 0
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by all K and V tensors."""
-        return sum(t.numel() * t.element_size() for t in self.k + self.v)
-
-    def append_mask(self, new_mask: torch.Tensor | None, T_new: int) -> None:
-        """Record which of the ``T_new`` positions just written are real (None: all of them)."""
-        B = self.batch_size
-        self.mask = self._mask_after(new_mask, B, self.seq_len - T_new, T_new)
-
-    def reorder(self, index: torch.Tensor) -> None:
-        """Keep rows ``index`` (beam search: each surviving beam takes its parent's history)."""
-        index = _check_index(index, self.batch_size)
-        self.k = [t.index_select(0, index.to(t.device)) for t in self.k]
-        self.v = [t.index_select(0, index.to(t.device)) for t in self.v]
-        if self.mask is not None:
-            self.mask = self.mask.index_select(0, index.to(self.mask.device))
-
-    def crop(self, n: int) -> None:
-        """Keep only the first ``n`` positions (e.g. to undo rejected speculative tokens)."""
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= self.seq_len:
-            raise ValueError(f"crop length {n!r} must be an int in [0, seq_len={self.seq_len}]")
+    def _keep_positions(self, n: int) -> None:
         self.k = [t[:, :, :n] for t in self.k]
         self.v = [t[:, :, :n] for t in self.v]
-        if self.mask is not None:
-            self.mask = self.mask[:, :n]
+
+    def _keep_rows(self, index: torch.Tensor) -> None:
+        self.k = [t.index_select(0, index.to(t.device)) for t in self.k]
+        self.v = [t.index_select(0, index.to(t.device)) for t in self.v]
 
 
-class StaticKVCache(_MaskMixin):
+class StaticKVCache(Cache):
     """Cache preallocated for ``max_len`` positions and written in place (no per-step allocation)."""
 
     def __init__(
@@ -144,10 +163,8 @@ class StaticKVCache(_MaskMixin):
         dtype: torch.dtype | None = None,
         device: torch.device | str | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-        if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-            raise ValueError(f"max_len must be an int >= 1, got {max_len!r}")
+        check_int("batch_size", batch_size)
+        check_int("max_len", max_len)
         if max_len > cfg.max_seq_len:
             raise ValueError(f"max_len={max_len} exceeds the model's max_seq_len={cfg.max_seq_len}")
         self.cfg = cfg
@@ -159,14 +176,11 @@ class StaticKVCache(_MaskMixin):
         self._lens = [0] * cfg.n_layers  # positions written, per layer
         self.mask = None
 
-    def _device(self):
-        return self.k[0].device
-
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Write ``k``, ``v`` ``[B, H_kv, T_new, d_h]`` after what ``layer`` holds; return views of all of it."""
-        _check_kv(k, v)
-        if not 0 <= layer < len(self.k):
-            raise ValueError(f"layer {layer} out of range: this cache has {len(self.k)} layers")
+        check_kv(k, v)
+        if not is_int(layer) or not 0 <= layer < len(self.k):
+            raise ValueError(f"layer {layer!r} out of range: this cache has {len(self.k)} layers")
         buf_k, buf_v = self.k[layer], self.v[layer]
         if k.shape[:2] != buf_k.shape[:2] or k.shape[3] != buf_k.shape[3]:
             raise ValueError(
@@ -196,10 +210,6 @@ class StaticKVCache(_MaskMixin):
         return self.k[layer][:, :, :n], self.v[layer][:, :, :n]
 
     @property
-    def n_layers(self) -> int:
-        return len(self.k)
-
-    @property
     def batch_size(self) -> int:
         return self.k[0].shape[0]
 
@@ -207,16 +217,10 @@ class StaticKVCache(_MaskMixin):
     def seq_len(self) -> int:
         return self._lens[0]
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes allocated (all ``max_len`` positions, used or not: that is what it occupies)."""
-        return sum(t.numel() * t.element_size() for t in self.k + self.v)
+    def _keep_positions(self, n: int) -> None:
+        self._lens = [n] * len(self._lens)  # later writes overwrite what lies beyond n
 
-    def append_mask(self, new_mask: torch.Tensor | None, T_new: int) -> None:
-        self.mask = self._mask_after(new_mask, self.batch_size, self.seq_len - T_new, T_new)
-
-    def reorder(self, index: torch.Tensor) -> None:
-        index = _check_index(index, self.batch_size)
+    def _keep_rows(self, index: torch.Tensor) -> None:
         if index.numel() != self.batch_size:
             raise ValueError(
                 f"a StaticKVCache keeps its batch size: reorder index has {index.numel()} rows, "
@@ -225,17 +229,11 @@ class StaticKVCache(_MaskMixin):
         with torch.inference_mode(torch.is_inference(self.k[0]) or torch.is_inference_mode_enabled()):
             for t in self.k + self.v:
                 t.copy_(t.index_select(0, index.to(t.device)))
-        if self.mask is not None:
-            self.mask = self.mask.index_select(0, index.to(self.mask.device))
 
-    def crop(self, n: int) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= self.seq_len:
-            raise ValueError(f"crop length {n!r} must be an int in [0, seq_len={self.seq_len}]")
-        self._lens = [n] * len(self._lens)  # later writes overwrite what lies beyond n
-        if self.mask is not None:
-            self.mask = self.mask[:, :n]
 
-    def reset(self) -> None:
-        """Forget everything (keeps the allocation)."""
-        self.crop(0)
-        self.mask = None
+def make_cache(cache_kind: str, cfg: ModelConfig, batch_size: int, max_len: int,
+               dtype: torch.dtype | None = None, device=None) -> Cache:
+    """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"`` or ``"static"``."""
+    if cache_kind == "dynamic":
+        return KVCache()
+    return StaticKVCache(cfg, batch_size, max_len, dtype=dtype, device=device)

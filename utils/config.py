@@ -13,13 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-def _check_int(name: str, value: object, minimum: int = 1) -> None:
-    # bool is a subclass of int; `n_layers=True` is almost certainly a mistake.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+from .validate import check_choice, check_int
 
 
 ARCHS = ("llama", "gpt2")
@@ -50,7 +44,7 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "n_layers", "n_heads", "n_kv_heads", "d_model", "d_ff", "max_seq_len"):
-            _check_int(name, getattr(self, name))
+            check_int(name, getattr(self, name))
         if self.n_kv_heads > self.n_heads:
             raise ValueError(
                 f"n_kv_heads={self.n_kv_heads} is larger than n_heads={self.n_heads}; "
@@ -69,7 +63,7 @@ class ModelConfig:
                 )
             # frozen dataclass: fill in the derived default once, here.
             object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
-        _check_int("head_dim", self.head_dim)
+        check_int("head_dim", self.head_dim)
         if self.head_dim % 2 != 0:
             raise ValueError(f"head_dim={self.head_dim} must be even: RoPE rotates pairs of dimensions")
         if not self.rope_theta > 0:
@@ -78,8 +72,7 @@ class ModelConfig:
             raise ValueError(f"norm_eps must be > 0, got {self.norm_eps}")
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
-        if self.arch not in ARCHS:
-            raise ValueError(f"arch={self.arch!r}; choose one of {ARCHS}")
+        check_choice("arch", self.arch, ARCHS)
 
     @property
     def n_rep(self) -> int:

@@ -65,11 +65,6 @@ def course_tokenizer() -> Tokenizer:
     return Tokenizer(vocabulary())
 
 
-def encode_prompt(tokenizer: Tokenizer, text: str) -> torch.Tensor:
-    """``text`` as a ``[1, T]`` tensor of ids, ready for ``prefill``/``generate``."""
-    return torch.tensor([tokenizer.encode(text)], dtype=torch.long)  # (1, T)
-
-
 def _pad_right(rows: list[list[int]], pad_id: int) -> torch.Tensor:
     T = max(len(r) for r in rows)
     return torch.tensor([r + [pad_id] * (T - len(r)) for r in rows], dtype=torch.long)  # (B, T)

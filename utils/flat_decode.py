@@ -3,18 +3,18 @@
 In a batch-1 decode step of a small model, a large part of the time is not arithmetic: each
 ``nn.Module`` call, parameter lookup and tensor op costs Python and dispatch time, and a step
 makes them one after another in every layer, around kernels that are short at this size
-(``perf.modules_vs_flat`` measures the share). Serving
-engines remove that overhead (CUDA graphs, ``torch.compile``, C++ loops). This module shows the
-plain-Python version of the idea: collect every weight once per ``generate`` call (``flat_weights``),
-then run each step as one function over those tensors (``flat_decode_step``). The tensor ops are
-exactly those of ``Decoder.forward`` in the same order, so the logits are bit for bit the same
+(``python -m utils.bench`` measures the share). Serving engines remove that overhead (CUDA
+graphs, ``torch.compile``, C++ loops). This module shows the plain-Python version of the idea:
+collect every weight once per ``generate`` call (``flat_weights``), then run each step as one
+function over those tensors (``flat_decode_step``). The tensor ops are exactly those of
+``Decoder.forward`` in the same order, so the logits are bit for bit the same
 (``tests/test_flat_decode.py``); only the Python around them is gone.
 
-``generate`` (through ``decode_stepper``) takes this path only when it computes exactly what the
-modules would (``can_use_flat``): eval mode, SDPA, a plain ``KVCache``/``StaticKVCache``, the course's own
-module classes, and no forward hook anywhere. So a hook you register always fires (the modules
-then run), and the bug lab's broken caches and subclasses always run through the modules.
-``decode_step`` itself always runs the modules: it is the one to read next to ``utils/model.py``.
+``generate(..., step="flat")`` (the default) runs this; ``step="modules"`` runs ``Decoder``.
+Where this function cannot compute what the modules would (a forward hook, train mode, the
+explicit attention, a cache class with its own ``update``, a subclassed module), ``check_flat``
+raises a ``ValueError`` that says to pass ``step="modules"``: nothing switches behind your back,
+and a hook you register is never skipped silently.
 """
 from __future__ import annotations
 
@@ -63,30 +63,41 @@ def flat_weights(model) -> FlatWeights:
     return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, model.lm_head.weight)
 
 
-def can_use_flat(model, cache) -> bool:
-    """True when ``flat_decode_step`` computes exactly what ``model(...)`` would.
+def check_flat(model, cache) -> None:
+    """Raise ``ValueError`` unless ``flat_decode_step`` computes exactly what ``model(...)`` would.
 
     That needs: eval mode (no dropout), the SDPA attention, a plain ``KVCache`` or
     ``StaticKVCache`` (not a subclass with its own ``update``), only the course's own module
     classes with their own ``forward``, and no forward hook or pre-hook on any module (nor one
-    registered for all modules).
+    registered for all modules). Hooks can only be seen in torch's hook dictionaries.
     """
-    if model.training or model.attn_impl != "sdpa" or type(cache) not in (KVCache, StaticKVCache):
-        return False
-    # hooks registered for every module (torch.nn.modules.module.register_module_forward_hook)
-    if any(getattr(nn.modules.module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks")):
-        return False
-    for m in model.modules():
-        if type(m) not in _FLAT_TYPES or m._forward_hooks or m._forward_pre_hooks or "forward" in m.__dict__:
-            return False
-    return True
+    reason = None
+    if model.training:
+        reason = "the model is in train mode (dropout)"
+    elif model.attn_impl != "sdpa":
+        reason = f"attn_impl={model.attn_impl!r} (the flat step runs SDPA)"
+    elif type(cache) not in (KVCache, StaticKVCache):
+        reason = f"the cache is a {type(cache).__name__}, not a plain KVCache or StaticKVCache"
+    elif any(getattr(nn.modules.module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks")):
+        reason = "a forward hook is registered for all modules"
+    else:
+        for name, m in model.named_modules():
+            if m._forward_hooks or m._forward_pre_hooks:
+                reason = f"module {name or 'model'!r} has a forward hook"
+            elif type(m) not in _FLAT_TYPES or "forward" in m.__dict__:
+                reason = f"module {name or 'model'!r} ({type(m).__name__}) has its own forward"
+            if reason:
+                break
+    if reason:
+        raise ValueError(f"the flat decode step would not compute what the modules do: {reason}. "
+                         "Pass step=\"modules\" to run the model's modules.")
 
 
 def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> torch.Tensor:
     """Logits ``[B, V]`` of one new token per row (``token_ids`` ``[B]``), appended to ``cache``.
 
     Same result as ``model(token_ids[:, None], cache=cache)[:, -1]``; the caller has checked
-    the ids and that ``can_use_flat`` holds. Run under ``torch.inference_mode``.
+    the ids and ``check_flat``. Run under ``torch.inference_mode``.
     """
     cfg = model.cfg
     B, C = token_ids.shape[0], cfg.d_model

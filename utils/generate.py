@@ -13,12 +13,11 @@ from typing import Callable, Sequence
 
 import torch
 
-from .cache import KVCache, StaticKVCache
-from .flat_decode import can_use_flat, flat_decode_step, flat_weights
-from .sampling import _check as _check_sampling
+from .cache import KVCache, make_cache
+from .flat_decode import check_flat, flat_decode_step, flat_weights
 from .sampling import sample
-
-CACHE_KINDS = ("dynamic", "static")
+from .validate import (CACHE_KINDS, STEPS, check_choice, check_decode_input, check_fits, check_forward, check_int,
+                       check_left_padded, check_pad_id, check_sampling_args, eos_set, stop_string_list)
 
 
 def left_pad(rows: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -45,12 +44,7 @@ def prefill(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None 
     Prompts of different lengths are left-padded (``attention_mask`` 0 before the real tokens),
     so the last column is every row's last real token. Returns ``(logits [B, V], cache)``.
     """
-    if attention_mask is not None and isinstance(attention_mask, torch.Tensor) and attention_mask.dim() == 2:
-        if attention_mask.shape[1] and not bool((attention_mask[:, -1] == 1).all()):
-            rows = (attention_mask[:, -1] != 1).nonzero().flatten().tolist()
-            raise ValueError(
-                f"attention_mask must be left-padded (last column all 1); rows {rows} end with padding"
-            )
+    check_left_padded(attention_mask)
     if cache is None:
         cache = KVCache()
     logits = model(input_ids, cache=cache, attention_mask=attention_mask)  # (B, T, V)
@@ -59,35 +53,34 @@ def prefill(model, input_ids: torch.Tensor, attention_mask: torch.Tensor | None 
 
 @torch.inference_mode()
 def decode_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
-    """Feed one new token per row (``token_ids`` ``[B]``); returns its logits ``[B, V]``."""
-    if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
-        shape = tuple(token_ids.shape) if isinstance(token_ids, torch.Tensor) else type(token_ids).__name__
-        raise ValueError(f"token_ids must be a [B] tensor (one new token per row), got {shape}")
-    if cache is None or cache.seq_len == 0:
-        raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
+    """Feed one new token per row (``token_ids`` ``[B]``) through the model's modules; returns
+    its logits ``[B, V]``. This is the version to read next to ``utils/model.py``."""
+    check_decode_input(token_ids, cache)
     return model(token_ids[:, None], cache=cache)[:, -1]  # (B, 1, V) -> (B, V)
 
 
-def decode_stepper(model, cache) -> Callable[[torch.Tensor], torch.Tensor]:
-    """``step(token_ids [B]) -> logits [B, V]``: ``decode_step`` for a loop over one ``cache``.
+def decode_stepper(model, cache, step: str = "flat") -> Callable[[torch.Tensor], torch.Tensor]:
+    """``step_fn(token_ids [B]) -> logits [B, V]``: one decode step over ``cache``, for a loop.
 
-    When ``can_use_flat`` holds (decided once, here) it runs ``flat_decode_step``: the same
-    numbers without the per-module Python, a large part of a small model's step. Otherwise it
-    is ``decode_step`` through the modules. Register hooks (or switch to train mode) before
-    making a stepper, not during its loop (``generate`` makes one per call).
+    ``step="modules"`` runs ``decode_step`` (``Decoder.forward``, module by module: hooks fire).
+    ``step="flat"`` runs ``flat_decode_step`` (``utils/flat_decode.py``): the same tensor ops,
+    bit for bit the same logits, without the per-module Python, which is a large part of a
+    small model's step. It raises ``ValueError`` up front where it would not compute the same
+    (a hook, train mode, a cache subclass...): then pass ``step="modules"``.
     """
-    if not can_use_flat(model, cache):
+    check_choice("step", step, STEPS)
+    if step == "modules":
         return lambda token_ids: decode_step(model, token_ids, cache)
+    check_flat(model, cache)
     weights = flat_weights(model)
 
     @torch.inference_mode()
-    def step(token_ids: torch.Tensor) -> torch.Tensor:
-        if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1 or cache.seq_len == 0:
-            return decode_step(model, token_ids, cache)  # raises its clear ValueError
-        model._check(token_ids[:, None], cache, None, None)  # ids in range, room left in max_seq_len
+    def flat_step(token_ids: torch.Tensor) -> torch.Tensor:
+        check_decode_input(token_ids, cache)
+        check_forward(model.cfg, token_ids[:, None], cache)  # ids in range, room left in max_seq_len
         return flat_decode_step(model, weights, token_ids, cache)
 
-    return step
+    return flat_step
 
 
 @dataclass
@@ -128,15 +121,6 @@ def _as_batch(input_ids) -> torch.Tensor:
     return input_ids
 
 
-def _eos_set(eos_id) -> set[int]:
-    if eos_id is None:
-        return set()
-    ids = [eos_id] if isinstance(eos_id, int) and not isinstance(eos_id, bool) else list(eos_id)
-    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        raise ValueError(f"eos_id must be an int or a list of ints, got {eos_id!r}")
-    return set(ids)
-
-
 def generate(
     model,
     input_ids,
@@ -148,7 +132,8 @@ def generate(
     eos_id: int | Sequence[int] | None = None,
     attention_mask: torch.Tensor | None = None,
     use_cache: bool = True,
-    cache: str = "dynamic",
+    cache_kind: str = "dynamic",
+    step: str = "flat",
     seed: int | None = None,
     stop_strings: Sequence[str] | None = None,
     tokenizer=None,
@@ -157,33 +142,26 @@ def generate(
     """Generate up to ``max_new_tokens`` tokens after ``input_ids`` (``[B, T]``, ``[T]`` or a list).
 
     ``use_cache=False`` recomputes the whole sequence at every step (the slow reference).
-    ``cache`` picks ``"dynamic"`` (``KVCache``) or ``"static"`` (``StaticKVCache`` sized for the
-    prompt plus ``max_new_tokens``). ``stop_strings`` need a ``tokenizer``; a row stops when its
+    ``cache_kind`` picks ``"dynamic"`` (``KVCache``) or ``"static"`` (``StaticKVCache`` sized for
+    the prompt plus ``max_new_tokens``). ``step`` picks how each decode step runs: ``"flat"``
+    (``utils/flat_decode.py``, the default) or ``"modules"`` (``Decoder.forward``, hooks fire);
+    see ``decode_stepper``. ``stop_strings`` need a ``tokenizer``; a row stops when its
     decoded new text ends with one of them, even when the string spans several tokens.
     """
+    # Every argument is checked before any work, each with a message that names it.
     input_ids = _as_batch(input_ids)
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an int >= 0, got {max_new_tokens!r}")
-    if cache not in CACHE_KINDS:
-        raise ValueError(f"cache={cache!r}; choose one of {CACHE_KINDS}")
-    _check_sampling(torch.zeros(1, 1), temperature, top_k, top_p)
-    eos = _eos_set(eos_id)
-    stop_strings = [stop_strings] if isinstance(stop_strings, str) else list(stop_strings or [])
-    if stop_strings and tokenizer is None:
-        raise ValueError("stop_strings need a tokenizer to turn tokens into text; pass tokenizer=...")
-    if any(not isinstance(s, str) or not s for s in stop_strings):
-        raise ValueError(f"stop_strings must be non-empty strings, got {stop_strings!r}")
-    V = model.cfg.vocab_size
+    check_int("max_new_tokens", max_new_tokens, minimum=0)
+    check_choice("cache_kind", cache_kind, CACHE_KINDS)
+    check_choice("step", step, STEPS)
+    check_sampling_args(torch.zeros(1, 1), temperature, top_k, top_p)
+    eos = eos_set(eos_id)
+    stop_strings = stop_string_list(stop_strings, tokenizer)
     if pad_id is None:
         pad_id = min(eos) if eos else 0
-    if not 0 <= pad_id < V:
-        raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {V - 1}]")
-    model._check(input_ids, None, attention_mask, None)  # fail before any work, with a clear message
+    check_pad_id(pad_id, model.cfg.vocab_size)
+    check_forward(model.cfg, input_ids, None, attention_mask)
     B, T = input_ids.shape
-    if T + max_new_tokens > model.cfg.max_seq_len:
-        raise ValueError(
-            f"prompt of {T} tokens + max_new_tokens={max_new_tokens} exceeds max_seq_len={model.cfg.max_seq_len}"
-        )
+    check_fits(model.cfg, T, max_new_tokens)
     generator = None
     if seed is not None:
         generator = torch.Generator(device=input_ids.device).manual_seed(seed)
@@ -200,23 +178,22 @@ def generate(
         if max_new_tokens == 0:
             return GenerationResult(out, lengths, ["max_new_tokens"] * B, None, [], None, None)
         if use_cache:
-            kv = KVCache() if cache == "dynamic" else StaticKVCache(
-                model.cfg, B, T + max_new_tokens, dtype=model.lm_head.weight.dtype, device=input_ids.device
-            )
+            kv = make_cache(cache_kind, model.cfg, B, T + max_new_tokens,
+                            dtype=model.lm_head.weight.dtype, device=input_ids.device)
+            step_fn = decode_stepper(model, kv, step)  # raises before any work if step="flat" cannot run
             logits, kv = prefill(model, input_ids, attention_mask, kv)
-            step_fn = decode_stepper(model, kv)  # the flat step when it computes the same
         else:
             ids = input_ids
             mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
             logits = model(ids, attention_mask=mask)[:, -1]
         t_prev = t_start
-        for step in range(max_new_tokens):
+        for i in range(max_new_tokens):
             nxt = sample(logits, temperature, top_k, top_p, generator)  # (B,)
             if any(finished):  # rows that already stopped only get padding
                 nxt = nxt.masked_fill(torch.tensor(finished, device=nxt.device), pad_id)
-            out[:, step] = nxt
+            out[:, i] = nxt
             now = time.perf_counter()
-            if step == 0:
+            if i == 0:
                 ttft = now - t_start
             else:
                 step_times.append(now - t_prev)
@@ -229,7 +206,7 @@ def generate(
                     reasons[b] = "eos"
                 elif stop_strings and tokenizer.decode(out[b, : lengths[b]].tolist()).endswith(tuple(stop_strings)):
                     reasons[b] = "stop_string"
-                elif step == max_new_tokens - 1:
+                elif i == max_new_tokens - 1:
                     reasons[b] = "max_new_tokens"
                 else:
                     continue
@@ -239,7 +216,7 @@ def generate(
             if use_cache:
                 logits = step_fn(nxt)
             else:  # no cache: the whole history goes through every layer again
-                ids = torch.cat([ids, nxt[:, None]], dim=1)  # (B, T + step + 1)
+                ids = torch.cat([ids, nxt[:, None]], dim=1)  # (B, T + i + 1)
                 mask = torch.cat([mask, torch.ones_like(nxt)[:, None]], dim=1)
                 logits = model(ids, attention_mask=mask)[:, -1]
     n = max(lengths)

@@ -88,13 +88,3 @@ def from_hf(hf_model) -> Decoder:
     for name in ("rope_cos", "rope_sin", "rope_sin_rolled"):
         setattr(model, name, getattr(model, name).float())
     return model.eval()
-
-
-@torch.inference_mode()
-def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` from a transformers cache (4.x and 5.x layouts)."""
-    if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
-        return [(layer.keys, layer.values) for layer in past_key_values.layers]
-    if hasattr(past_key_values, "key_cache"):
-        return list(zip(past_key_values.key_cache, past_key_values.value_cache))
-    return [(k, v) for k, v in past_key_values]

@@ -14,8 +14,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
-from .cache import KVCache, StaticKVCache
+from .cache import Cache
 from .config import ModelConfig
+from .validate import check_choice, check_forward
 
 ATTN_IMPLS = ("sdpa", "explicit")
 
@@ -42,7 +43,9 @@ class Attention(nn.Module):
         self.o_proj = nn.Linear(cfg.n_heads * cfg.head_dim, cfg.d_model, bias=False)
         self.impl = "sdpa"
 
-    def forward(self, x, cos, sin, mask, cache, layer_idx):
+    def forward(self, x, cos, sin, mask, cache, layer_idx, is_causal=False):
+        """``mask``: None (every key visible) or boolean, True = may attend, broadcastable to
+        ``[B, H, T, S]``. ``is_causal``: the new queries are the last T of S keys, no other mask."""
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_h)
         k = self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, H_kv, T, d_h)
@@ -51,7 +54,7 @@ class Attention(nn.Module):
         q, k = apply_rope_rolled(q, cos, sin), apply_rope_rolled(k, cos, sin)
         if cache is not None:
             k, v = cache.update(layer_idx, k, v)  # (B, H_kv, T_past + T, d_h): history + new
-        if self.impl == "sdpa" and T == 1 and not isinstance(mask, str):
+        if self.impl == "sdpa" and T == 1 and not is_causal:
             # Decode: the one new query of each head sees every cached key (mask None, or one row
             # [.., 1, S] hiding padded keys). Stack the n_rep query heads that share a K/V head as
             # n_rep queries of that head: SDPA then reads each cached K/V head once, instead of a
@@ -61,16 +64,13 @@ class Attention(nn.Module):
             out = F.scaled_dot_product_attention(q_grouped, k, v, attn_mask=mask)  # (B, H_kv, n_rep, d_h)
             return self.o_proj(out.reshape(B, 1, self.n_heads * self.head_dim))  # heads side by side: (B, 1, H*d_h)
         if self.impl == "sdpa":
-            # mask "causal": queries are the last T keys; SDPA's is_causal only fits when T_q == T_k.
+            # SDPA's is_causal is the top-left triangle: the caller sets it only when T_q == T_k.
             out = F.scaled_dot_product_attention(
-                q, k, v,
-                attn_mask=None if isinstance(mask, str) else mask,
-                is_causal=isinstance(mask, str),
-                enable_gqa=self.n_heads != self.n_kv_heads,
+                q, k, v, attn_mask=mask, is_causal=is_causal, enable_gqa=self.n_heads != self.n_kv_heads
             )
         else:
-            if isinstance(mask, str):
-                mask = causal_mask(T, k.shape[2], device=x.device)
+            if is_causal:
+                mask = causal_mask(T, k.shape[2], device=x.device)  # (T, S)
             out = attention(q, k, v, mask)
         out = out.transpose(1, 2).reshape(B, T, self.n_heads * self.head_dim)  # (B, T, H*d_h)
         return self.o_proj(out)
@@ -103,8 +103,8 @@ class Block(nn.Module):
         # In eval mode dropout is the identity: skip the call (one less op per step and layer).
         return self.dropout(x) if self.training else x
 
-    def forward(self, x, cos, sin, mask, cache, layer_idx):
-        x = x + self._drop(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx))
+    def forward(self, x, cos, sin, mask, cache, layer_idx, is_causal=False):
+        x = x + self._drop(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx, is_causal))
         return x + self._drop(self.mlp(self.post_attention_layernorm(x)))
 
 
@@ -139,8 +139,7 @@ class Decoder(nn.Module):
 
     def set_attn_impl(self, impl: str) -> None:
         """'sdpa' (torch's fused kernel, the fast path) or 'explicit' (``attention.attention``, readable)."""
-        if impl not in ATTN_IMPLS:
-            raise ValueError(f"attn_impl={impl!r}; choose one of {ATTN_IMPLS}")
+        check_choice("attn_impl", impl, ATTN_IMPLS)
         self.attn_impl = impl
         for layer in self.layers:
             layer.self_attn.impl = impl
@@ -156,49 +155,10 @@ class Decoder(nn.Module):
             cos, sin = cos[:, None], sin[:, None]  # (B, 1, T, d_h)
         return cos.to(dtype), sin.to(dtype)
 
-    def _check(self, input_ids, cache, attention_mask, position_ids) -> None:
-        V = self.cfg.vocab_size
-        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
-            shape = tuple(input_ids.shape) if isinstance(input_ids, torch.Tensor) else type(input_ids).__name__
-            raise ValueError(f"input_ids must be a [B, T] tensor of token ids, got {shape}")
-        if input_ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
-            raise ValueError(f"input_ids must hold integer token ids, got dtype {input_ids.dtype}")
-        B, T = input_ids.shape
-        if B == 0 or T == 0:
-            raise ValueError(f"empty input: input_ids has shape {(B, T)}; a prompt needs at least one token")
-        lo, hi = (int(t) for t in input_ids.aminmax())  # smallest and largest id, one pass
-        if lo < 0 or hi >= V:
-            bad = lo if lo < 0 else hi
-            raise ValueError(f"token id {bad} is outside the vocabulary [0, {V - 1}] (vocab_size={V})")
-        # positions seen so far (a sliding-window cache stores fewer than it has seen: ``n_seen``)
-        past = getattr(cache, "n_seen", cache.seq_len) if cache is not None else 0
-        if past + T > self.cfg.max_seq_len:
-            raise ValueError(
-                f"sequence of {past + T} positions ({past} cached + {T} new) exceeds max_seq_len={self.cfg.max_seq_len}"
-            )
-        if cache is not None:
-            if not isinstance(cache, (KVCache, StaticKVCache)):
-                raise ValueError(f"cache must be a KVCache or StaticKVCache, got {type(cache).__name__}")
-            if cache.batch_size is not None and cache.batch_size != B:
-                raise ValueError(f"input_ids has batch size {B} but the cache holds {cache.batch_size} rows")
-            if cache.n_layers not in (0, self.cfg.n_layers):
-                raise ValueError(f"cache has {cache.n_layers} layers, the model {self.cfg.n_layers}")
-        if attention_mask is not None:
-            if not isinstance(attention_mask, torch.Tensor) or tuple(attention_mask.shape) != (B, T):
-                shape = tuple(attention_mask.shape) if isinstance(attention_mask, torch.Tensor) else attention_mask
-                raise ValueError(f"attention_mask must have the shape of input_ids {(B, T)}, got {shape}")
-            if ((attention_mask != 0) & (attention_mask != 1)).any():
-                raise ValueError("attention_mask must hold only 0 (padding) and 1 (real token)")
-        if position_ids is not None:
-            if not isinstance(position_ids, torch.Tensor) or tuple(position_ids.shape) not in ((T,), (B, T)):
-                raise ValueError(f"position_ids must be [T] or [B, T] = {(B, T)}")
-            if position_ids.min() < 0 or position_ids.max() >= self.cfg.max_seq_len:
-                raise ValueError(f"position_ids must lie in [0, {self.cfg.max_seq_len - 1}]")
-
     def forward(
         self,
         input_ids: torch.Tensor,
-        cache: KVCache | StaticKVCache | None = None,
+        cache: Cache | None = None,
         attention_mask: torch.Tensor | None = None,
         position_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
@@ -207,7 +167,7 @@ class Decoder(nn.Module):
         ``attention_mask`` ``[B, T]``: 1 = real token, 0 = left padding. ``position_ids`` is for
         experiments only (the bug lab): normally positions come from the cache.
         """
-        self._check(input_ids, cache, attention_mask, position_ids)
+        check_forward(self.cfg, input_ids, cache, attention_mask, position_ids)
         B, T = input_ids.shape
         past = cache.seq_len if cache is not None else 0
         S = past + T  # keys visible after this step
@@ -227,18 +187,18 @@ class Decoder(nn.Module):
             real = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=input_ids.device)
             pos = (n_past[:, None] + real.long().cumsum(1) - 1).clamp(min=0)  # (B, T)
         if pos is None:
-            start = getattr(cache, "n_seen", past) if cache is not None else 0  # positions continue from tokens seen
+            start = cache.seen_tokens() if cache is not None else 0  # positions continue from tokens seen
             pos = slice(start, start + T)
         cos, sin = self.rope_tables(pos, self.embed_tokens.weight.dtype)
 
-        # Mask: None when every query may see every key (one new token, no padding); "causal" when
-        # SDPA's built-in causal mask fits; otherwise an explicit boolean [B, 1, T, S].
+        # Mask: None when every query may see every key (one new token, no padding); is_causal when
+        # the attention kernel's built-in triangle fits (a prompt with nothing cached before it);
+        # otherwise an explicit boolean [T, S] or, with padding, [B, 1, T, S].
+        mask, is_causal = None, False
         if not padded:
-            if T == 1:
-                mask = None
-            elif past == 0:
-                mask = "causal"
-            else:
+            if T > 1 and past == 0:
+                is_causal = True
+            elif T > 1:
                 mask = causal_mask(T, S, device=input_ids.device)  # (T, S)
         else:
             old = past_mask if past_mask is not None else torch.ones(B, past, dtype=torch.bool, device=input_ids.device)
@@ -252,7 +212,7 @@ class Decoder(nn.Module):
 
         x = self.embed_tokens(input_ids)  # (B, T, C)
         for i, layer in enumerate(self.layers):
-            x = layer(x, cos, sin, mask, cache, i)
+            x = layer(x, cos, sin, mask, cache, i, is_causal)
         if cache is not None:
             cache.append_mask(new_mask, T)
         return self.lm_head(self.norm(x))  # (B, T, V)

@@ -6,17 +6,7 @@ from __future__ import annotations
 
 import torch
 
-
-def _check(logits, temperature, top_k, top_p) -> None:
-    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
-        shape = tuple(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
-        raise ValueError(f"logits must be a float tensor [B, V], got {shape}")
-    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not temperature >= 0:
-        raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
-    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
-        raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
+from .validate import check_sampling_args
 
 
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
@@ -40,7 +30,7 @@ def filtered_probs(
     logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
 ) -> torch.Tensor:
     """The distribution ``sample`` draws from, ``[B, V]`` (one-hot on the argmax when temperature is 0)."""
-    _check(logits, temperature, top_k, top_p)
+    check_sampling_args(logits, temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     logits = logits / temperature  # < 1 sharpens, > 1 flattens
@@ -63,7 +53,7 @@ def sample(
     ``temperature=0`` is greedy (argmax, no randomness). Pass a seeded ``torch.Generator``
     for reproducible draws.
     """
-    _check(logits, temperature, top_k, top_p)
+    check_sampling_args(logits, temperature, top_k, top_p)
     if temperature == 0:
         return logits.argmax(dim=-1)
     probs = filtered_probs(logits, temperature, top_k, top_p)
@@ -83,7 +73,7 @@ def filter_stages(
     A step that is switched off (``top_k=None``, ``top_p=None`` or 1) repeats the one before.
     The last entry always equals ``filtered_probs(logits, temperature, top_k, top_p)``.
     """
-    _check(logits, temperature, top_k, top_p)
+    check_sampling_args(logits, temperature, top_k, top_p)
     stages = {"original": torch.softmax(logits.float(), dim=-1)}
     if temperature == 0:  # greedy: one token left, the filters have nothing to remove
         greedy = filtered_probs(logits, 0)

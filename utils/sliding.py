@@ -9,8 +9,9 @@ Two numbers must not be confused once the window is full:
     seq_len   positions *stored* in the cache (at most W): how many keys the new query reads
     n_seen    tokens *seen* so far: the RoPE position of the next token
 
-``Decoder.forward`` takes the next position from ``cache.n_seen`` when the cache has one, so
-positions keep counting past W (restarting them is bug #1 of the bug lab).
+``Decoder.forward`` asks every cache for the next position with ``cache.seen_tokens()``; this
+cache answers ``n_seen``, so positions keep counting past W (restarting them is bug #1 of the
+bug lab).
 
 While the text is at most W tokens long nothing has been dropped, so the logits equal full
 attention exactly (up to float rounding). After that they differ from full attention, but equal a
@@ -29,8 +30,9 @@ from dataclasses import dataclass
 import torch
 
 from .attention import causal_mask
-from .cache import KVCache, StaticKVCache, _check_kv
+from .cache import KVCache, make_cache
 from .generate import decode_step
+from .validate import check_choice, check_int, check_kv
 
 
 class SlidingWindowKVCache(KVCache):
@@ -43,15 +45,17 @@ class SlidingWindowKVCache(KVCache):
     """
 
     def __init__(self, window: int) -> None:
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-            raise ValueError(f"window must be an int >= 1, got {window!r}")
+        check_int("window", window)
         super().__init__()
         self.window = window
         self.n_seen = 0  # tokens seen so far; the next token's position
 
+    def seen_tokens(self) -> int:
+        return self.n_seen
+
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append ``k``, ``v`` ``[B, H_kv, T_new, d_h]``; keep and return the last ``window`` positions."""
-        _check_kv(k, v)
+        check_kv(k, v)
         T_new = k.shape[2]
         stored = self.k[layer].shape[2] if layer < len(self.k) else 0
         if T_new > 1 and stored + T_new > self.window:
@@ -223,14 +227,11 @@ def memory_trace(model, ids: torch.Tensor, n_steps: int, kind: str = "dynamic", 
     positions stored, the bytes held and whether layer 0's K buffer moved to new memory.
     """
     B, T = ids.shape
-    if kind == "dynamic":
-        cache = KVCache()
-    elif kind == "static":
-        cache = StaticKVCache(model.cfg, B, T + n_steps, dtype=model.lm_head.weight.dtype)
-    elif kind == "sliding":
+    check_choice("kind", kind, ("dynamic", "static", "sliding"))
+    if kind == "sliding":
         cache = SlidingWindowKVCache(window)
     else:
-        raise ValueError(f"kind={kind!r}; choose 'dynamic', 'static' or 'sliding'")
+        cache = make_cache(kind, model.cfg, B, T + n_steps, dtype=model.lm_head.weight.dtype)
     trace = MemoryTrace(kind, [], [], [], [])
     ptr = None
 
@@ -247,7 +248,7 @@ def memory_trace(model, ids: torch.Tensor, n_steps: int, kind: str = "dynamic", 
         ptr = cache.k[0].data_ptr()  # allocated up front, before any token
     logits = (feed(model, ids, cache) if kind == "sliding" else model(ids, cache=cache))[:, -1]  # (B, V)
     record(T)
-    for step in range(n_steps):
+    for i in range(n_steps):
         logits = decode_step(model, logits.argmax(-1), cache)  # (B, V)
-        record(T + step + 1)
+        record(T + i + 1)
     return trace

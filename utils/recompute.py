@@ -10,8 +10,9 @@ from typing import Callable
 
 import torch
 
-from .cache import KVCache, StaticKVCache
+from .cache import make_cache
 from .generate import decode_stepper, prefill
+from .validate import CACHE_KINDS, check_choice, check_fits, check_forward, check_int, check_tol
 
 
 @dataclass
@@ -30,6 +31,11 @@ class RecomputeReport:
     tol: float
     first_bad_step: int | None
     first_bad_position: int | None
+
+    @classmethod
+    def from_diffs(cls, max_diffs: list[float], positions: list[int], tol: float) -> "RecomputeReport":
+        bad = next((i for i, d in enumerate(max_diffs) if not d <= tol), None)  # `not <=` also catches NaN
+        return cls(max_diffs, positions, tol, bad, None if bad is None else positions[bad])
 
     @property
     def ok(self) -> bool:
@@ -63,7 +69,8 @@ def compare_with_recompute(
     *,
     attention_mask: torch.Tensor | None = None,
     tol: float = 1e-5,
-    cache: str = "dynamic",
+    cache_kind: str = "dynamic",
+    step: str = "flat",
     prefill_fn: Callable | None = None,
     step_fn: StepFn | None = None,
 ) -> RecomputeReport:
@@ -73,36 +80,34 @@ def compare_with_recompute(
     greedy token is fed to both paths, so they always see the same text. ``prefill_fn(model,
     ids, mask, cache) -> (logits [B, V], cache)`` and ``step_fn(model, token_ids, cache) ->
     logits [B, V]`` replace ``prefill``/``decode_step``: the bug lab plugs broken ones in here.
+    Without ``step_fn``, the cached path decodes with ``decode_stepper(model, cache, step)``, the
+    step ``generate`` runs: ``"flat"`` (default) or ``"modules"``.
     """
-    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 0:
-        raise ValueError(f"n_steps must be an int >= 0, got {n_steps!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol!r}")
+    check_int("n_steps", n_steps, minimum=0)
+    check_tol(tol)
+    check_choice("cache_kind", cache_kind, CACHE_KINDS)
     if isinstance(input_ids, torch.Tensor) and input_ids.dim() == 1:
         input_ids = input_ids[None]
-    model._check(input_ids, None, attention_mask, None)
+    check_forward(model.cfg, input_ids, None, attention_mask)
     B, T = input_ids.shape
-    if T + n_steps > model.cfg.max_seq_len:
-        raise ValueError(f"prompt {T} + n_steps {n_steps} exceeds max_seq_len={model.cfg.max_seq_len}")
+    check_fits(model.cfg, T, n_steps, "n_steps")
     prefill_fn = prefill_fn or prefill
-    kv = KVCache() if cache == "dynamic" else StaticKVCache(model.cfg, B, T + n_steps,
-                                                              dtype=model.lm_head.weight.dtype)
+    kv = make_cache(cache_kind, model.cfg, B, T + n_steps, dtype=model.lm_head.weight.dtype)
     ids = input_ids
     mask = attention_mask if attention_mask is not None else torch.ones_like(input_ids)
-    cached, kv = prefill_fn(model, ids, attention_mask, kv)  # (B, V)
-    if step_fn is None:  # the step generate runs: flat when it computes the same (utils/flat_decode.py)
-        stepper = decode_stepper(model, kv)
+    cached, kv = prefill_fn(model, ids, attention_mask, kv)  # (B, V); a prefill_fn may return its own cache
+    if step_fn is None:
+        stepper = decode_stepper(model, kv, step)
         step_fn = lambda model, token_ids, cache: stepper(token_ids)  # noqa: E731
     diffs, positions = [], []
-    for step in range(n_steps + 1):
+    for i in range(n_steps + 1):
         full = model(ids, attention_mask=mask)[:, -1]  # (B, V): recompute everything
         diffs.append(float((cached.float() - full.float()).abs().max()))
         positions.append(ids.shape[1] - 1)
-        if step == n_steps:
+        if i == n_steps:
             break
         nxt = full.argmax(-1)  # (B,): the reference's choice, fed to both paths
         ids = torch.cat([ids, nxt[:, None]], dim=1)
         mask = torch.cat([mask, torch.ones_like(nxt)[:, None]], dim=1)
         cached = step_fn(model, nxt, kv)
-    bad = next((i for i, d in enumerate(diffs) if not d <= tol), None)  # `not <=` also catches NaN
-    return RecomputeReport(diffs, positions, tol, bad, None if bad is None else positions[bad])
+    return RecomputeReport.from_diffs(diffs, positions, tol)

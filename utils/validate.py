@@ -1,0 +1,176 @@
+"""Argument guards for the engine, in one place, so the engine files read as the math.
+
+Every function here raises ``ValueError`` naming the bad value and what is allowed (or returns
+the argument in the one form the engine uses). None of them computes anything the model needs.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.uint8)
+CACHE_KINDS = ("dynamic", "static")
+STEPS = ("flat", "modules")
+
+
+def is_int(value: object) -> bool:
+    """An int that is not a bool (``True`` is an int to Python, and almost always a mistake here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_int(name: str, value: object, minimum: int | None = 1, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[minimum, maximum]`` (either bound may be None)."""
+    if not is_int(value):
+        raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name}={value!r}; choose one of {tuple(choices)}")
+    return value
+
+
+def _shape(x) -> object:
+    return tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+
+
+# --- what the model is fed ------------------------------------------------------------------------
+
+def check_ids(input_ids, vocab_size: int) -> None:
+    """``input_ids`` is a non-empty ``[B, T]`` integer tensor with every id in ``[0, V)``."""
+    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
+        raise ValueError(f"input_ids must be a [B, T] tensor of token ids, got {_shape(input_ids)}")
+    if input_ids.dtype not in ID_DTYPES:
+        raise ValueError(f"input_ids must hold integer token ids, got dtype {input_ids.dtype}")
+    B, T = input_ids.shape
+    if B == 0 or T == 0:
+        raise ValueError(f"empty input: input_ids has shape {(B, T)}; a prompt needs at least one token")
+    lo, hi = (int(t) for t in input_ids.aminmax())  # smallest and largest id, one pass
+    if lo < 0 or hi >= vocab_size:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"token id {bad} is outside the vocabulary [0, {vocab_size - 1}] (vocab_size={vocab_size})")
+
+
+def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=None) -> None:
+    """Everything ``Decoder.forward`` needs of its arguments, checked before any work."""
+    from .cache import Cache  # the cache module imports this one
+
+    check_ids(input_ids, cfg.vocab_size)
+    B, T = input_ids.shape
+    if cache is not None and not isinstance(cache, Cache):
+        raise ValueError(f"cache must be a KVCache or StaticKVCache (a utils.cache.Cache), got {type(cache).__name__}")
+    past = cache.seen_tokens() if cache is not None else 0
+    if past + T > cfg.max_seq_len:
+        raise ValueError(
+            f"sequence of {past + T} positions ({past} cached + {T} new) exceeds max_seq_len={cfg.max_seq_len}"
+        )
+    if cache is not None:
+        if cache.batch_size is not None and cache.batch_size != B:
+            raise ValueError(f"input_ids has batch size {B} but the cache holds {cache.batch_size} rows")
+        if cache.n_layers not in (0, cfg.n_layers):
+            raise ValueError(f"cache has {cache.n_layers} layers, the model {cfg.n_layers}")
+    if attention_mask is not None:
+        if not isinstance(attention_mask, torch.Tensor) or tuple(attention_mask.shape) != (B, T):
+            shape = tuple(attention_mask.shape) if isinstance(attention_mask, torch.Tensor) else attention_mask
+            raise ValueError(f"attention_mask must have the shape of input_ids {(B, T)}, got {shape}")
+        if ((attention_mask != 0) & (attention_mask != 1)).any():
+            raise ValueError("attention_mask must hold only 0 (padding) and 1 (real token)")
+    if position_ids is not None:
+        if not isinstance(position_ids, torch.Tensor) or tuple(position_ids.shape) not in ((T,), (B, T)):
+            raise ValueError(f"position_ids must be [T] or [B, T] = {(B, T)}")
+        if position_ids.min() < 0 or position_ids.max() >= cfg.max_seq_len:
+            raise ValueError(f"position_ids must lie in [0, {cfg.max_seq_len - 1}]")
+
+
+def check_left_padded(attention_mask) -> None:
+    """Prefill reads each row's logits in the last column: that column must be a real token."""
+    if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() == 2 and attention_mask.shape[1]:
+        if not bool((attention_mask[:, -1] == 1).all()):
+            rows = (attention_mask[:, -1] != 1).nonzero().flatten().tolist()
+            raise ValueError(f"attention_mask must be left-padded (last column all 1); rows {rows} end with padding")
+
+
+def check_decode_input(token_ids, cache) -> None:
+    """A decode step takes one new token per row, ``[B]``, and a cache that prefill has filled."""
+    if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
+        raise ValueError(f"token_ids must be a [B] tensor (one new token per row), got {_shape(token_ids)}")
+    if cache is None or cache.seq_len == 0:
+        raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
+
+
+def check_fits(cfg, prompt_len: int, n_new: int, what: str = "max_new_tokens") -> None:
+    if prompt_len + n_new > cfg.max_seq_len:
+        raise ValueError(
+            f"prompt of {prompt_len} tokens + {what}={n_new} exceeds max_seq_len={cfg.max_seq_len}"
+        )
+
+
+# --- what a cache is given ------------------------------------------------------------------------
+
+def check_kv(k, v) -> None:
+    if not isinstance(k, torch.Tensor) or not isinstance(v, torch.Tensor) or k.dim() != 4 or k.shape != v.shape:
+        raise ValueError(f"k and v must both be [B, H_kv, T, d_h]; got k {_shape(k)} and v {_shape(v)}")
+
+
+def check_reorder_index(index, batch_size: int | None) -> torch.Tensor:
+    """The rows to keep, as a 1-D long tensor within the batch."""
+    if not isinstance(index, torch.Tensor):
+        index = torch.as_tensor(index)
+    if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"reorder index must be a 1-D integer tensor, got shape {tuple(index.shape)} {index.dtype}")
+    if batch_size is not None and index.numel() and (index.min() < 0 or index.max() >= batch_size):
+        raise ValueError(f"reorder index {index.tolist()} out of range for a batch of {batch_size} rows")
+    return index.long()
+
+
+def check_crop(n, seq_len: int) -> None:
+    if not is_int(n) or not 0 <= n <= seq_len:
+        raise ValueError(f"crop length {n!r} must be an int in [0, seq_len={seq_len}]")
+
+
+# --- sampling and the generation loop -------------------------------------------------------------
+
+def check_sampling_args(logits, temperature, top_k, top_p) -> None:
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
+        raise ValueError(f"logits must be a float tensor [B, V], got {_shape(logits)}")
+    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not temperature >= 0:
+        raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
+    if top_k is not None and (not is_int(top_k) or top_k < 1):
+        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
+    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
+        raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
+
+
+def eos_set(eos_id) -> set[int]:
+    """``eos_id`` (None, an int, or several ints) as a set."""
+    if eos_id is None:
+        return set()
+    ids = [eos_id] if is_int(eos_id) else list(eos_id)
+    if not all(is_int(i) for i in ids):
+        raise ValueError(f"eos_id must be an int or a list of ints, got {eos_id!r}")
+    return set(ids)
+
+
+def stop_string_list(stop_strings, tokenizer) -> list[str]:
+    stop_strings = [stop_strings] if isinstance(stop_strings, str) else list(stop_strings or [])
+    if stop_strings and tokenizer is None:
+        raise ValueError("stop_strings need a tokenizer to turn tokens into text; pass tokenizer=...")
+    if any(not isinstance(s, str) or not s for s in stop_strings):
+        raise ValueError(f"stop_strings must be non-empty strings, got {stop_strings!r}")
+    return stop_strings
+
+
+def check_pad_id(pad_id: int, vocab_size: int) -> None:
+    if not is_int(pad_id) or not 0 <= pad_id < vocab_size:
+        raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size - 1}]")
+
+
+def check_tol(tol) -> None:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol!r}")
