@@ -7,6 +7,7 @@ prefill, 1 in decode) and ``T_k`` how many keys they may look at (cache + new).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 
@@ -76,6 +77,24 @@ def apply_rope_rolled(x: torch.Tensor, cos: torch.Tensor, sin_rolled: torch.Tens
     Decode runs this twice per layer and token, so the saved ops are a visible share of a step.
     """
     return torch.addcmul(x * cos, x.roll(x.shape[-1] // 2, dims=-1), sin_rolled)
+
+
+class RopeTables(NamedTuple):
+    """cos and *rolled* sin of some positions: what the model's layers rotate with.
+
+    The layers use ``apply_rope_rolled``, whose sin table has its first half negated
+    (``rolled_sin``). A plain ``(cos, sin)`` pair from ``rope_angles`` would rotate the first
+    half of every pair the wrong way and still run, so the layers take only this type: build it
+    with ``Decoder.rope_tables(positions, dtype)`` or ``RopeTables.from_angles(cos, sin)``.
+    """
+
+    cos: torch.Tensor
+    sin_rolled: torch.Tensor
+
+    @classmethod
+    def from_angles(cls, cos: torch.Tensor, sin: torch.Tensor) -> "RopeTables":
+        """From the plain tables of ``rope_angles`` (what ``apply_rope`` takes)."""
+        return cls(cos, rolled_sin(sin))
 
 
 def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:

@@ -13,10 +13,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .attention import apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
+from .attention import RopeTables, apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
 from .cache import Cache
 from .config import ModelConfig
-from .validate import check_choice, check_forward
+from .validate import check_choice, check_forward, check_rope
 
 ATTN_IMPLS = ("sdpa", "explicit")
 
@@ -43,15 +43,17 @@ class Attention(nn.Module):
         self.o_proj = nn.Linear(cfg.n_heads * cfg.head_dim, cfg.d_model, bias=False)
         self.impl = "sdpa"
 
-    def forward(self, x, cos, sin, mask, cache, layer_idx, is_causal=False):
-        """``mask``: None (every key visible) or boolean, True = may attend, broadcastable to
-        ``[B, H, T, S]``. ``is_causal``: the new queries are the last T of S keys, no other mask."""
+    def forward(self, x, rope: RopeTables, mask, cache, layer_idx, is_causal=False):
+        """``x`` ``[B, T, C]``; ``rope``: the positions' tables (``Decoder.rope_tables``); ``mask``:
+        None (every key visible) or boolean, True = may attend, broadcastable to ``[B, H, T, S]``;
+        ``is_causal``: the new queries are the last T of S keys, no other mask."""
+        check_rope(rope)  # a plain sin table would run and rotate wrong: refuse it
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, d_h)
         k = self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, H_kv, T, d_h)
         v = self.v_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, H_kv, T, d_h)
         # RoPE (``attention.apply_rope``, in its three-op form); keys are cached already rotated
-        q, k = apply_rope_rolled(q, cos, sin), apply_rope_rolled(k, cos, sin)
+        q, k = apply_rope_rolled(q, *rope), apply_rope_rolled(k, *rope)
         if cache is not None:
             k, v = cache.update(layer_idx, k, v)  # (B, H_kv, T_past + T, d_h): history + new
         if self.impl == "sdpa" and T == 1 and not is_causal:
@@ -103,8 +105,8 @@ class Block(nn.Module):
         # In eval mode dropout is the identity: skip the call (one less op per step and layer).
         return self.dropout(x) if self.training else x
 
-    def forward(self, x, cos, sin, mask, cache, layer_idx, is_causal=False):
-        x = x + self._drop(self.self_attn(self.input_layernorm(x), cos, sin, mask, cache, layer_idx, is_causal))
+    def forward(self, x, rope, mask, cache, layer_idx, is_causal=False):
+        x = x + self._drop(self.self_attn(self.input_layernorm(x), rope, mask, cache, layer_idx, is_causal))
         return x + self._drop(self.mlp(self.post_attention_layernorm(x)))
 
 
@@ -144,7 +146,7 @@ class Decoder(nn.Module):
         for layer in self.layers:
             layer.self_attn.impl = impl
 
-    def rope_tables(self, pos, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    def rope_tables(self, pos, dtype: torch.dtype) -> RopeTables:
         """cos and rolled sin of positions ``pos`` (a slice, ``[T]`` or ``[B, T]`` ids), as the layers take them.
 
         ``[T, d_h]`` each, or ``[B, 1, T, d_h]`` for per-row positions (broadcast over heads);
@@ -153,7 +155,7 @@ class Decoder(nn.Module):
         cos, sin = self.rope_cos[pos], self.rope_sin_rolled[pos]  # (T, d_h) or (B, T, d_h)
         if cos.dim() == 3:
             cos, sin = cos[:, None], sin[:, None]  # (B, 1, T, d_h)
-        return cos.to(dtype), sin.to(dtype)
+        return RopeTables(cos.to(dtype), sin.to(dtype))
 
     def forward(
         self,
@@ -189,7 +191,7 @@ class Decoder(nn.Module):
         if pos is None:
             start = cache.seen_tokens() if cache is not None else 0  # positions continue from tokens seen
             pos = slice(start, start + T)
-        cos, sin = self.rope_tables(pos, self.embed_tokens.weight.dtype)
+        rope = self.rope_tables(pos, self.embed_tokens.weight.dtype)
 
         # Mask: None when every query may see every key (one new token, no padding); is_causal when
         # the attention kernel's built-in triangle fits (a prompt with nothing cached before it);
@@ -212,7 +214,7 @@ class Decoder(nn.Module):
 
         x = self.embed_tokens(input_ids)  # (B, T, C)
         for i, layer in enumerate(self.layers):
-            x = layer(x, cos, sin, mask, cache, i, is_causal)
+            x = layer(x, rope, mask, cache, i, is_causal)
         if cache is not None:
             cache.append_mask(new_mask, T)
         return self.lm_head(self.norm(x))  # (B, T, V)

@@ -131,10 +131,10 @@ def masked_forward(
     past = cache.seq_len if cache is not None else 0
     if positions is None:
         positions = torch.arange(past, past + T)
-    cos, sin = model.rope_tables(positions, model.embed_tokens.weight.dtype)  # (T, d_h) each
+    rope = model.rope_tables(positions, model.embed_tokens.weight.dtype)  # (T, d_h) tables
     x = model.embed_tokens(input_ids)  # (B, T, C)
     for i, layer in enumerate(model.layers):
-        x = layer(x, cos, sin, mask, cache, i)
+        x = layer(x, rope, mask, cache, i)
     return model.lm_head(model.norm(x))  # (B, T, V)
 
 

@@ -59,12 +59,10 @@ def check_ids(input_ids, vocab_size: int) -> None:
 
 def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=None) -> None:
     """Everything ``Decoder.forward`` needs of its arguments, checked before any work."""
-    from .cache import Cache  # the cache module imports this one
-
     check_ids(input_ids, cfg.vocab_size)
     B, T = input_ids.shape
-    if cache is not None and not isinstance(cache, Cache):
-        raise ValueError(f"cache must be a KVCache or StaticKVCache (a utils.cache.Cache), got {type(cache).__name__}")
+    if cache is not None:
+        check_cache(cache)
     past = cache.seen_tokens() if cache is not None else 0
     if past + T > cfg.max_seq_len:
         raise ValueError(
@@ -88,6 +86,16 @@ def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=
             raise ValueError(f"position_ids must lie in [0, {cfg.max_seq_len - 1}]")
 
 
+def check_rope(rope) -> None:
+    from .attention import RopeTables
+
+    if not isinstance(rope, RopeTables):
+        raise ValueError(
+            f"rope must be a RopeTables (from model.rope_tables(positions, dtype)), got {type(rope).__name__}: "
+            "the layers rotate with the rolled sin table, and a plain (cos, sin) pair would silently rotate wrong"
+        )
+
+
 def check_left_padded(attention_mask) -> None:
     """Prefill reads each row's logits in the last column: that column must be a real token."""
     if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() == 2 and attention_mask.shape[1]:
@@ -96,10 +104,26 @@ def check_left_padded(attention_mask) -> None:
             raise ValueError(f"attention_mask must be left-padded (last column all 1); rows {rows} end with padding")
 
 
+def check_cache(cache) -> None:
+    """``cache`` is a cache object (``KVCache``, ``StaticKVCache``, or another ``utils.cache.Cache``)."""
+    from .cache import Cache  # the cache module imports this one
+
+    if isinstance(cache, Cache):
+        return
+    hint = ""
+    if isinstance(cache, tuple):
+        hint = ": prefill returns (logits, cache); unpack it, e.g. `logits, cache = prefill(model, ids)`"
+    elif isinstance(cache, str):
+        hint = ": cache is a cache object; the string option is cache_kind= (in generate, beam_search, ...)"
+    raise ValueError(f"cache must be a KVCache or StaticKVCache (a utils.cache.Cache), got {type(cache).__name__}{hint}")
+
+
 def check_decode_input(token_ids, cache) -> None:
     """A decode step takes one new token per row, ``[B]``, and a cache that prefill has filled."""
     if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
         raise ValueError(f"token_ids must be a [B] tensor (one new token per row), got {_shape(token_ids)}")
+    if cache is not None:
+        check_cache(cache)
     if cache is None or cache.seq_len == 0:
         raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
 
