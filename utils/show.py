@@ -1,0 +1,32 @@
+"""What a notebook claims, checked: the one helper every proof goes through.
+
+A notebook that proves something by computing it prints the line the learner reads *and* stops
+when the claim is false, so a wrong result can never be committed as a stored output:
+
+    check("cached == recompute within 1e-05", report.ok)
+    check("the broken cache gives the same token", same, expect=False)   # a bug, shown on purpose
+
+``expect=False`` states in the code that a broken variant is *meant* to fail its claim.
+"""
+from __future__ import annotations
+
+
+def check(label: str, condition, expect: bool = True) -> bool:
+    """Print ``label: True`` (or ``False``) and raise ``AssertionError`` unless it equals ``expect``.
+
+    ``condition`` is anything with a truth value of one element: a bool, a one-element tensor
+    or array. Returns the condition as a bool, so a cell can use it further.
+    """
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"check needs a label saying what is claimed, got {label!r}")
+    if not isinstance(expect, bool):
+        raise ValueError(f"expect must be True or False, got {expect!r}")
+    try:
+        value = bool(condition)
+    except (RuntimeError, ValueError) as e:  # a tensor or array of several elements
+        raise ValueError(f"check({label!r}, ...) needs one truth value; reduce it first (.all(), .any()): {e}") from None
+    note = "" if expect else " (a broken variant: expected False)" if not value else ""
+    print(f"{label}: {value}{note}")
+    if value != expect:
+        raise AssertionError(f"claim failed: {label!r} is {value}, expected {expect}")
+    return value
