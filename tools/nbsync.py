@@ -4,7 +4,8 @@ Usage: python tools/nbsync.py [--check] [NOTEBOOK.ipynb ...]
 
 Rewrites, in place, the Colab badge line of each notebook's first (title) cell and the whole
 setup cell (the first code cell, starting with "# Course setup"), and the course-map table of
-README.md (between its course-map markers). With --check, changes nothing and exits 1 if
+README.md (between its course-map markers) and the engine's reading order with each file's
+length (between its reading-order markers). With --check, changes nothing and exits 1 if
 anything is out of step. `make notebooks` runs it first.
 """
 from __future__ import annotations
@@ -21,6 +22,19 @@ from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_bad
 
 README = REPO_ROOT / "README.md"
 MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
+ORDER_START, ORDER_END = "<!-- reading-order:start -->", "<!-- reading-order:end -->"
+
+# The engine, in the order to read it, and what each file holds.
+READING_ORDER = [
+    ("config.py", "`ModelConfig`: the sizes B, T, L, C, H, H_kv, d_h, V and what follows from them"),
+    ("attention.py", "the causal mask, RoPE, `repeat_kv`, softmax attention written out"),
+    ("cache.py", "the `Cache` base, `KVCache` (grows by concatenation), `StaticKVCache` (preallocated)"),
+    ("model.py", "`Decoder`: embedding, L blocks (RMSNorm, attention, SwiGLU), logits; the module version"),
+    ("sampling.py", "temperature, top-k, top-p, greedy"),
+    ("generate.py", "`prefill`, `decode_step`, `decode_stepper` and the `generate` loop"),
+    ("flat_decode.py", "the decode step `generate` runs by default (`step=\"flat\"`): the same ops without modules"),
+    ("validate.py", "the argument guards the engine calls (read when an error message surprises you)"),
+]
 
 
 def lesson_file(lang: str, notebook: str) -> str:
@@ -42,17 +56,28 @@ def course_map() -> str:
     return "\n".join(rows)
 
 
+def reading_order() -> str:
+    """The README's engine table: file, lines, what it holds (lengths counted, never typed)."""
+    rows = ["| step | file | lines | what it holds |", "|---|---|---|---|"]
+    for i, (name, what) in enumerate(READING_ORDER, 1):
+        n = len((REPO_ROOT / "utils" / name).read_text(encoding="utf-8").splitlines())
+        rows.append(f"| {i} | [`utils/{name}`](utils/{name}) | {n} | {what} |")
+    return "\n".join(rows)
+
+
 def sync_readme(check: bool) -> bool:
-    """Rewrite the course map in README.md; return True if it was out of step."""
+    """Rewrite the generated blocks of README.md; return True if one was out of step."""
     text = README.read_text(encoding="utf-8")
-    if MAP_START not in text or MAP_END not in text:
-        print("README.md: no course-map markers")
-        return True
-    head, rest = text.split(MAP_START, 1)
-    _, tail = rest.split(MAP_END, 1)
-    new = f"{head}{MAP_START}\n{course_map()}\n{MAP_END}{tail}"
+    new = text
+    for start, end, body in ((MAP_START, MAP_END, course_map()), (ORDER_START, ORDER_END, reading_order())):
+        if start not in new or end not in new:
+            print(f"README.md: no {start} ... {end} markers")
+            return True
+        head, rest = new.split(start, 1)
+        _, tail = rest.split(end, 1)
+        new = f"{head}{start}\n{body}\n{end}{tail}"
     if new != text:
-        print("README.md: course map out of date")
+        print("README.md: a generated block (course map, reading order) is out of date")
         if not check:
             README.write_text(new, encoding="utf-8")
         return True
