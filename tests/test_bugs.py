@@ -1,9 +1,17 @@
 """The bug lab's broken variants are each caught by the recompute check, and their fixes pass."""
+import inspect
+import json
+import re
+from pathlib import Path
+
 import pytest
 import torch
 
 from conftest import tiny_model
 from utils import bugs, compare_with_recompute
+from utils.generate import left_pad
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +93,9 @@ def test_dropout_bug_needs_train_mode_and_dropout(model, prompt):
     twin = bugs.with_dropout(model, 0.1)
     assert twin.cfg.dropout == 0.1 and not twin.training
     assert bugs.state_hash(twin) == bugs.state_hash(model)  # same weights
-    assert compare_with_recompute(twin, prompt, 3, tol=bugs.TOL).ok  # eval: dropout is the identity
+    assert compare_with_recompute(twin, prompt, 3, tol=bugs.TOL, step="modules").ok  # eval: dropout is the identity
     twin.train()
-    assert not compare_with_recompute(twin, prompt, 3, tol=bugs.TOL).ok
+    assert not compare_with_recompute(twin, prompt, 3, tol=bugs.TOL, step="modules").ok
 
 
 def test_use_cache_changes_no_parameter(model, prompt):
@@ -120,6 +128,25 @@ def test_show_fix_is_a_small_diff():
         assert any("BUG" in l or l.startswith("-") for l in changed)
 
 
+def test_every_bug_shows_a_broken_and_a_fixed_function_or_class():
+    for bug in bugs.BUGS:
+        for variant in (bug.broken, bug.fixed):
+            assert inspect.isfunction(variant) or inspect.isclass(variant), (bug.key, variant)
+        diff = bugs.show_fix(bug.key)
+        assert "# BUG" in diff and "# FIX" in diff, bug.key
+
+
+def test_sections_are_numbered_as_notebook_07_and_its_lessons_number_the_bugs():
+    sections = [int(n) for n in re.findall(r"^# --- (\d+)\. ", Path(bugs.__file__).read_text(), re.M)]
+    cells = json.loads((ROOT / "notebooks" / "07_bug_lab.ipynb").read_text())["cells"]
+    headings = [int(n) for c in cells if c["cell_type"] == "markdown"
+                for n in re.findall(r"^## (\d+) · ", "".join(c["source"]), re.M)]
+    assert sections == headings == list(range(1, len(sections) + 1)), (sections, headings)
+    for lang in ("en", "zh"):
+        lesson = (ROOT / "lessons" / lang / "07-bug-lab.md").read_text()
+        assert [int(n) for n in re.findall(r"^\*\*(\d+) · ", lesson, re.M)] == sections, lang
+
+
 def test_left_pad():
-    ids, mask = bugs.left_pad([[5, 6], [7, 8, 9]], pad_id=0)
+    ids, mask = left_pad([[5, 6], [7, 8, 9]], pad_id=0)
     assert ids.tolist() == [[0, 5, 6], [7, 8, 9]] and mask.tolist() == [[0, 1, 1], [1, 1, 1]]

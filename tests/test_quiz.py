@@ -1,8 +1,17 @@
 """The self-test quiz (notebook 09): its engine, driven without a browser, and its question bank."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import pytest
 
-from utils.quiz import PLACEHOLDER, QUESTIONS, Question, Quiz, answer_key, questions_for
+from utils.question import PLACEHOLDER, Question
+from utils.quiz import QUESTIONS, answer_key, questions_for
 from utils.sizing import kv_cache_bytes
+from utils.widgets import Quiz
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _wrong(q: Question):
@@ -148,3 +157,42 @@ def test_true_false_accepts_words_and_rejects_nonsense():
     assert quiz.answer(i, str(QUESTIONS[i].answer).lower()) is True
     with pytest.raises(ValueError):
         quiz.answer(i, "maybe")
+
+
+def test_importing_the_question_bank_builds_no_model_and_reading_the_answers_does():
+    """The bank's computed answers run on first read: importing it builds no model and allocates no cache."""
+    script = textwrap.dedent("""
+        from utils.cache import StaticKVCache
+        from utils.model import Decoder
+
+        built = []
+        for cls in (Decoder, StaticKVCache):
+            def counted(self, *args, _init=cls.__init__, _name=cls.__name__, **kwargs):
+                built.append(_name)
+                _init(self, *args, **kwargs)
+            cls.__init__ = counted
+
+        from utils.quiz import QUESTIONS, questions_for
+        from utils.widgets import Quiz
+
+        Quiz(QUESTIONS)  # drawing the cards reads prompts and options only
+        print(sorted(set(built)))
+        [q.answer for q in QUESTIONS]
+        print(sorted(set(built)))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    at_import, after_reading = out.stdout.split("\n")[:2]
+    assert at_import == "[]"
+    assert after_reading == "['Decoder', 'StaticKVCache']"
+
+
+def test_a_computed_answer_is_checked_when_first_read():
+    q = Question(0, "truefalse", "?", lambda: "yes", "")  # built fine: nothing is computed yet
+    with pytest.raises(ValueError):
+        q.answer
+    calls = []
+    q = Question(0, "fill", "?", lambda: calls.append(1) or 12, lambda: f"{len(calls)} call")
+    assert not calls
+    assert q.answer == 12 and q.answer == 12 and q.explanation == "1 call"
+    assert q.is_correct("12") and calls == [1]

@@ -1,35 +1,30 @@
 """The bug lab: classic cached-inference bugs, each in a few lines, each with its fix.
 
-Every bug comes as a pair that differs in the lines marked ``# BUG`` / ``# FIX``: a broken and
-a fixed ``prefill_fn``/``step_fn`` (or cache class) to plug into
-``compare_with_recompute(prefill_fn=..., step_fn=...)``, which then reports the first step and
-position where cached and recomputed logits part ways. ``show_fix(bug)`` prints the diff.
+Sections 1 to 9 follow notebook 07 and its lesson. Every bug comes as two variants that differ
+in the lines marked ``# BUG`` / ``# FIX``: a broken and a fixed function or class (a decode
+step, a prefill, a cache class, ...). ``show_fix(bug)`` prints the diff between them.
 
-``BUGS`` is the table the notebook sums up: symptom, cause, check, and a ``run(model, prompt,
-fixed)`` that reproduces it on a model and a prompt ``[1, T]`` and returns an ``Outcome``.
-Some bugs make torch raise instead of giving wrong numbers; ``run_check`` catches that and
-records at which step it happened, so a notebook cell never errors.
+``BUGS`` is the table the notebook sums up: symptom, cause, check, the two variants, and a
+``runner`` that plugs one variant into the recompute check (``compare_with_recompute``, which
+reports the first step and position where cached and recomputed logits part ways).
+``bug.run(model, prompt, fixed)`` reproduces the bug, or its fix, on a prompt ``[1, T]``.
+The bench every bug shares (``run_check``, ``Outcome``, ``table``) is ``utils/bug_lab.py``;
+its names are reachable from here too, so the notebook imports only ``bugs``.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
-import inspect
-import textwrap
 from dataclasses import dataclass, replace
 from typing import Callable
 
 import torch
 
-from .beam import beam_search
+from .beam import BeamSearchResult, beam_search
+from .bug_lab import N_STEPS, TOL, Outcome, run_check, show_diff, table  # noqa: F401 (the notebook reads them here)
 from .cache import KVCache
-from .checks import RecomputeReport, compare_with_recompute
-from .generate import decode_step, generate, left_pad, prefill
+from .generate import generate, left_pad, prefill
 from .model import Decoder
 from .sliding import masked_forward
-
-TOL = 1e-4  # max |cached - recomputed| logit difference still counted as "equal"
-N_STEPS = 6  # decode steps each bug check runs
 
 
 # --- 1. position ids restart at 0 ------------------------------------------------------------
@@ -48,12 +43,16 @@ def step_position_continues(model, token_ids, cache):
 
 # --- 2. the whole prompt fed again together with the cache -------------------------------------
 
-class FeedEverything:
-    """Keeps the text so far; each decode step feeds some of it, on top of the cache."""
+class TextSoFar:
+    """Remembers the prompt at prefill, so a decode step can feed text on top of the cache."""
 
     def prefill(self, model, ids, mask, cache):
         self.ids = ids  # (B, T)
         return prefill(model, ids, mask, cache)
+
+
+class FeedEverything(TextSoFar):
+    """Each decode step feeds some of the text so far, on top of the cache."""
 
     def step(self, model, token_ids, cache):
         self.ids = torch.cat([self.ids, token_ids[:, None]], dim=1)  # (B, T + 1): the text so far
@@ -61,8 +60,8 @@ class FeedEverything:
         return model(new, cache=cache)[:, -1]
 
 
-class FeedNewTokenOnly(FeedEverything):
-    """Keeps the text so far; each decode step feeds some of it, on top of the cache."""
+class FeedNewTokenOnly(TextSoFar):
+    """Each decode step feeds some of the text so far, on top of the cache."""
 
     def step(self, model, token_ids, cache):
         self.ids = torch.cat([self.ids, token_ids[:, None]], dim=1)  # (B, T + 1): the text so far
@@ -143,7 +142,13 @@ def prefill_chunks_full_mask(model, ids, mask, cache):
 
 # --- 5. a padded batch whose valid lengths are mixed up ----------------------------------------
 
-# utils.generate.left_pad builds the batch (ids and mask [B, T], padding on the left); bugs.left_pad is it.
+def padded_batch(prompt: torch.Tensor, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two rows of different lengths from one prompt ``[1, T]``: its first half, and all of it.
+
+    Returns ids and mask ``[2, T]``, padded on the left (``utils.generate.left_pad``).
+    """
+    row = prompt[0].tolist()
+    return left_pad([row[: max(1, len(row) // 2)], row], pad_id)
 
 
 def prefill_lengths_mixed_up(model, ids, mask, cache):
@@ -173,6 +178,16 @@ def with_dropout(model: Decoder, p: float = 0.1) -> Decoder:
     return twin.to(model.lm_head.weight.dtype).eval()
 
 
+def keep_train_mode(model: Decoder) -> Decoder:
+    """Get a model ready to decode: its mode decides whether dropout draws random masks."""
+    return model.train()  # BUG: dropout stays on, as in training
+
+
+def switch_to_eval(model: Decoder) -> Decoder:
+    """Get a model ready to decode: its mode decides whether dropout draws random masks."""
+    return model.eval()  # FIX: dropout is the identity
+
+
 # --- 7. every layer reads layer 0's K/V -----------------------------------------------------------
 
 class Layer0HistoryKVCache(KVCache):
@@ -195,6 +210,18 @@ class OwnHistoryKVCache(KVCache):
         return torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
 
 
+# --- 8. a beam search step without reorder ----------------------------------------------------------
+
+def beams_without_reorder(model, prompt) -> BeamSearchResult:
+    """Beam search with 3 beams; every step checks each beam's cached logits against a recompute."""
+    return beam_search(model, prompt, 3, N_STEPS, reorder=False, tol=TOL)  # BUG: row i keeps old beam i
+
+
+def beams_with_reorder(model, prompt) -> BeamSearchResult:
+    """Beam search with 3 beams; every step checks each beam's cached logits against a recompute."""
+    return beam_search(model, prompt, 3, N_STEPS, reorder=True, tol=TOL)  # FIX: cache.reorder(parents)
+
+
 # --- 9. use_cache changes no parameter --------------------------------------------------------------
 
 def state_hash(model) -> str:
@@ -215,174 +242,91 @@ def use_cache_hashes(model, prompt: torch.Tensor, n_new: int = 8) -> dict[str, s
     return hashes
 
 
-# --- running a check without letting an exception escape ---------------------------------------------
+# --- the table: how each kind of variant is plugged into the check --------------------------------
 
-@dataclass
-class Outcome:
-    """A check's result: a ``RecomputeReport``, or the error torch raised and the step it raised at.
-
-    After an error, ``report`` (if not None) covers the steps before ``error_step``.
-    """
-
-    report: RecomputeReport | None
-    error: str | None = None
-    error_step: int | None = None
-
-    @property
-    def caught(self) -> bool:
-        """True when the check noticed something: an error, or logits that diverge."""
-        return self.error is not None or (self.report is not None and not self.report.ok)
-
-    @property
-    def first_step(self) -> int | None:
-        """Step of the first divergence or error (None when all is well)."""
-        return self.error_step if self.error is not None else self.report.first_bad_step
-
-    def short(self) -> str:
-        """Like ``summary``, shorter (for tables)."""
-        if self.error is not None:
-            return f"raises at step {self.error_step}"
-        r = self.report
-        return "OK" if r.ok else f"step {r.first_bad_step} (pos {r.first_bad_position})"
-
-    def summary(self) -> str:
-        """One deterministic line (no float values): what happened and where."""
-        if self.error is not None:
-            return f"raises {self.error.split(':')[0]} at step {self.error_step}"
-        r = self.report
-        if r.ok:
-            return f"OK: {len(r.max_diffs)} steps equal within {r.tol:g}"
-        return f"diverges at step {r.first_bad_step} (position {r.first_bad_position})"
+def as_step(model, prompt, step_fn) -> Outcome:
+    """The variant is a decode step ``step_fn(model, token_ids, cache)``."""
+    return run_check(model, prompt, step_fn=step_fn)
 
 
-def run_check(model, ids: torch.Tensor, n_steps: int = N_STEPS, *, tol: float = TOL, **kwargs) -> Outcome:
-    """``compare_with_recompute`` that turns a torch error into an ``Outcome`` instead of raising.
-
-    ``kwargs`` go to ``compare_with_recompute`` (``prefill_fn``, ``step_fn``, ``attention_mask``).
-    Step 0 is the prefill, step s the s-th decode step.
-    """
-    step = {"n": 0}
-    prefill_fn = kwargs.pop("prefill_fn", None) or prefill
-    step_fn = kwargs.pop("step_fn", None) or decode_step
-
-    def counted_step(*args):
-        step["n"] += 1
-        return step_fn(*args)
-
-    try:
-        report = compare_with_recompute(model, ids, n_steps, tol=tol, prefill_fn=prefill_fn,
-                                        step_fn=counted_step, **kwargs)
-    except (RuntimeError, ValueError) as err:
-        message = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        partial = None
-        if step["n"] >= 1:  # the steps before the error did run: report them too
-            partial = compare_with_recompute(model, ids, step["n"] - 1, tol=tol, prefill_fn=prefill_fn,
-                                             step_fn=step_fn, **kwargs)
-        return Outcome(partial, f"{type(err).__name__}: {message}", step["n"])
-    return Outcome(report)
-
-
-# --- the table ------------------------------------------------------------------------------------------
-
-def _run_positions(model, prompt, fixed):
-    return run_check(model, prompt, step_fn=step_position_continues if fixed else step_position_restarts)
-
-
-def _run_refeed(model, prompt, fixed):
-    variant = FeedNewTokenOnly() if fixed else FeedEverything()
+def as_prefill_and_step(model, prompt, variant_class) -> Outcome:
+    """The variant is a class whose instance brings its own ``prefill`` and ``step``."""
+    variant = variant_class()
     return run_check(model, prompt, prefill_fn=variant.prefill, step_fn=variant.step)
 
 
-def _run_concat_axis(model, prompt, fixed):
-    cache_class = ConcatOnTimeKVCache if fixed else ConcatOnHeadsKVCache
+def as_cache(model, prompt, cache_class) -> Outcome:
+    """The variant is a cache class: the prefill fills one, and every decode step uses it."""
     return run_check(model, prompt, prefill_fn=prefill_into(cache_class))
 
 
-def _run_mask(model, prompt, fixed):
-    return run_check(model, prompt, step_fn=step_mask_counts_cache if fixed else step_mask_ignores_cache)
-
-
-def padded_batch(prompt: torch.Tensor, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Two rows of different lengths from one prompt ``[1, T]``: its first half, and all of it."""
-    row = prompt[0].tolist()
-    return left_pad([row[: max(1, len(row) // 2)], row], pad_id)
-
-
-def _run_padding(model, prompt, fixed):
+def as_padded_prefill(model, prompt, prefill_fn) -> Outcome:
+    """The variant prefills a left-padded batch of two rows made from ``prompt``."""
     ids, mask = padded_batch(prompt)
-    return run_check(model, ids, attention_mask=mask,
-                     prefill_fn=prefill_lengths_matched if fixed else prefill_lengths_mixed_up)
+    return run_check(model, ids, attention_mask=mask, prefill_fn=prefill_fn)
 
 
-def _run_dropout(model, prompt, fixed):
-    twin = with_dropout(model, 0.1)
-    twin.eval() if fixed else twin.train()
+def as_dropout_twin_mode(model, prompt, set_mode) -> Outcome:
+    """The variant sets the mode of a copy of ``model`` with dropout in its config."""
+    twin = set_mode(with_dropout(model, 0.1))
     torch.manual_seed(0)  # dropout draws random masks: fix them for a reproducible report
     return run_check(twin, prompt)
 
 
-def _run_layer0(model, prompt, fixed):
-    cache_class = OwnHistoryKVCache if fixed else Layer0HistoryKVCache
-    return run_check(model, prompt, prefill_fn=prefill_into(cache_class))
-
-
-def _run_beam(model, prompt, fixed):
-    return Outcome(beam_search(model, prompt, 3, N_STEPS, reorder=fixed, tol=TOL).report)
+def as_beam_search(model, prompt, search) -> Outcome:
+    """The variant runs a checked beam search; its report is the outcome."""
+    return Outcome(search(model, prompt).report)
 
 
 @dataclass(frozen=True)
 class Bug:
-    """One row of the bug table. ``broken``/``fixed``: the code to read; ``run(model, prompt, fixed)``."""
+    """One row of the bug table.
+
+    ``broken``/``fixed``: the two variants, functions or classes whose source ``show_fix`` diffs.
+    ``runner(model, prompt, variant)``: runs the recompute check with one variant plugged in.
+    """
 
     key: str
     title: str
     symptom: str
     cause: str
     check: str
-    broken: object
-    fixed: object
-    run: Callable[[Decoder, torch.Tensor, bool], Outcome]
+    broken: Callable
+    fixed: Callable
+    runner: Callable[[Decoder, torch.Tensor, Callable], Outcome]
+
+    def run(self, model, prompt: torch.Tensor, fixed: bool) -> Outcome:
+        """The check on ``model`` and ``prompt`` ``[1, T]`` with the broken (or the fixed) variant."""
+        return self.runner(model, prompt, self.fixed if fixed else self.broken)
 
 
 BUGS = [
     Bug("positions", "Position ids restart at 0",
         "prefill OK, decode wrong", "new token's RoPE position = 0", "position = cache length",
-        step_position_restarts, step_position_continues, _run_positions),
+        step_position_restarts, step_position_continues, as_step),
     Bug("refeed", "Prompt fed again with cache",
         "decode wrong, cache too long", "history cached twice", "feed only the new token",
-        FeedEverything.step, FeedNewTokenOnly.step, _run_refeed),
+        FeedEverything, FeedNewTokenOnly, as_prefill_and_step),
     Bug("concat_axis", "K/V cat on the wrong axis",
         "shape error (T=1: can be silent)", "cat on dim=1 (heads), not 2", "cat on dim=2; check seq_len",
-        ConcatOnHeadsKVCache.update, ConcatOnTimeKVCache.update, _run_concat_axis),
+        ConcatOnHeadsKVCache, ConcatOnTimeKVCache, as_cache),
     Bug("mask", "Mask ignores the cache",
         "decode wrong (or shape error)", "mask not offset/sized by past", "mask [T, past + T], offset past",
-        step_mask_ignores_cache, step_mask_counts_cache, _run_mask),
+        step_mask_ignores_cache, step_mask_counts_cache, as_step),
     Bug("padding", "Padded rows, lengths mixed",
         "wrong from the prefill on", "row masked with wrong length", "row alone == row in batch",
-        prefill_lengths_mixed_up, prefill_lengths_matched, _run_padding),
+        prefill_lengths_mixed_up, prefill_lengths_matched, as_padded_prefill),
     Bug("dropout", "Dropout left on (train mode)",
         "random diffs, even at step 0", "model.train(): random masks", "model.eval()",
-        "model.train()", "model.eval()", _run_dropout),
+        keep_train_mode, switch_to_eval, as_dropout_twin_mode),
     Bug("layer0", "Layer 0's K/V for all layers",
         "prefill OK, decode wrong", "layers read layer 0's keys", "one K/V per layer",
-        Layer0HistoryKVCache.update, OwnHistoryKVCache.update, _run_layer0),
+        Layer0HistoryKVCache, OwnHistoryKVCache, as_cache),
     Bug("beam", "Beam step without reorder",
         "beams drift after a reshuffle", "row i keeps old beam i", "cache.reorder(parents)",
-        "beam_search(..., reorder=False)", "beam_search(..., reorder=True)", _run_beam),
+        beams_without_reorder, beams_with_reorder, as_beam_search),
 ]
 BUG_BY_KEY = {bug.key: bug for bug in BUGS}
-
-
-def _lines(code) -> list[str]:
-    if isinstance(code, str):
-        return [code]
-    return textwrap.dedent(inspect.getsource(code)).splitlines()
-
-
-def show_diff(broken, fixed) -> str:
-    """Unified diff between two pieces of code (functions, methods, classes or strings)."""
-    diff = difflib.unified_diff(_lines(broken), _lines(fixed), "broken", "fixed", n=2, lineterm="")
-    return "\n".join(diff)
 
 
 def show_fix(bug: Bug | str) -> str:
@@ -394,21 +338,3 @@ def show_fix(bug: Bug | str) -> str:
 def run_all(model, prompt: torch.Tensor) -> list[tuple[Bug, Outcome, Outcome]]:
     """Every bug of ``BUGS`` on ``model`` and ``prompt`` ``[1, T]``: ``(bug, broken, fixed)``."""
     return [(bug, bug.run(model, prompt, False), bug.run(model, prompt, True)) for bug in BUGS]
-
-
-def table(results: list[tuple[Bug, Outcome, Outcome]], hashes: dict[str, str] | None = None) -> str:
-    """The bug table as text: symptom -> cause -> check, and where the broken code first goes wrong.
-
-    ``results`` from ``run_all``; with ``hashes`` (from ``use_cache_hashes``) a last row checks the
-    belief that ``use_cache`` changes weights. The last line says whether every fix passes.
-    """
-    head = ("bug", "symptom", "cause", "check / fix", "first divergence")
-    rows = [(b.title, b.symptom, b.cause, b.check, broken.short()) for b, broken, _ in results]
-    if hashes is not None:
-        rows.append(("use_cache changes weights?", "none: a myth", "cache holds activations",
-                     "hash the state_dict", f"hashes equal: {len(set(hashes.values())) == 1}"))
-    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    fmt = " | ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*head), "-+-".join("-" * w for w in widths)] + [fmt.format(*r).rstrip() for r in rows]
-    fixes = all(not fixed.caught for _, _, fixed in results)
-    return "\n".join(lines + [f"with the fix: every check passes: {fixes}"])

@@ -1,257 +1,27 @@
-"""The self-test of notebook 09: a small quiz engine in ipywidgets and its question bank.
+"""The self-test of notebook 09: its question bank, and the question sheet and answer key to print.
 
-Four kinds of question:
-
-    choice      pick one option from a dropdown
-    truefalse   True or False
-    fill        type a short answer; case and whitespace do not matter, numbers compare as numbers
-    open        free text; "check" reveals a model answer and the student marks themselves
-
-Every question is tagged with the notebook (0-8) that teaches it. Answers that are numbers are
-computed here with the course package (``kv_cache_bytes``, a real prefill, ...), never typed.
-
-The engine works without a browser or a kernel, which is how the tests drive it::
-
-    quiz = Quiz(QUESTIONS)
-    quiz.answer(0, "K and V")     # sets the input widget and clicks "check"
-    quiz.self_mark(3, True)       # open questions: after "check", the student marks themselves
-    quiz.score                    # (correct, done, total)
-
-The score lives in the Python objects only: it is kept for the current session, never saved.
+Every question (``utils.question.Question``) is tagged with the notebook (0-8) that teaches it.
+Answers that are numbers are computed here with the course package (``kv_cache_bytes``, a real
+prefill, ...), never typed. What needs torch (a model, a cache, a tensor) is given as a
+function, run the first time the question's answer or explanation is read: importing this
+module builds no model. The widget that asks the questions is ``utils.widgets.Quiz``.
 """
 from __future__ import annotations
 
-import html as _html
-import math
-import re
-from dataclasses import dataclass
+from functools import cache
 from typing import Sequence
 
-import ipywidgets as widgets
 import torch
-from IPython.display import display
 
 from .attention import causal_mask
 from .cache import StaticKVCache
 from .config import ModelConfig
-from .course import SERIES
 from .generate import GenerationResult, prefill
 from .model import Decoder
+from .question import KIND_NAMES, Question, format_answer
 from .sampling import filtered_probs
 from .sizing import MODEL_PRESETS, kv_bytes_per_token, kv_cache_bytes
 from .sliding import SlidingWindowKVCache, feed
-
-KINDS = ("choice", "truefalse", "fill", "open")
-KIND_NAMES = {"choice": "single choice", "truefalse": "true / false", "fill": "fill in", "open": "open question"}
-PLACEHOLDER = "(choose)"
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question.
-
-    ``answer``: the right option (choice), a bool (truefalse), a number or string, or a tuple of
-    accepted strings (fill), or a model answer (open). ``notebook``: the notebook (0-8) that
-    teaches it. ``seed``: one of the four questions every version of the self-test keeps.
-    """
-
-    notebook: int
-    kind: str
-    prompt: str
-    answer: object
-    explanation: str
-    options: tuple[str, ...] = ()
-    seed: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"kind {self.kind!r} is not one of {KINDS}")
-        if self.kind == "choice" and (self.answer not in self.options or PLACEHOLDER in self.options
-                                      or len(set(self.options)) != len(self.options)):
-            raise ValueError(f"choice question needs distinct options that include its answer: {self.prompt!r}")
-        if self.kind == "truefalse" and not isinstance(self.answer, bool):
-            raise ValueError(f"a true/false answer must be a bool, got {self.answer!r}")
-
-    def is_correct(self, value) -> bool | None:
-        """Whether ``value`` answers the question (None for open questions: the student decides)."""
-        if self.kind == "open":
-            return None
-        if self.kind == "choice":
-            return value == self.answer
-        if self.kind == "truefalse":
-            return _as_bool(value) is self.answer
-        accepted = self.answer if isinstance(self.answer, tuple) else (self.answer,)
-        return any(_same(value, a) for a in accepted)
-
-    def answer_text(self) -> str:
-        """The right answer, written out."""
-        if isinstance(self.answer, tuple):
-            return " / ".join(_fmt(a) for a in self.answer)
-        return _fmt(self.answer)
-
-
-def _fmt(x) -> str:
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return str(x)
-
-
-def _as_bool(value) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    return {"true": True, "t": True, "yes": True, "false": False, "f": False, "no": False}.get(
-        str(value).strip().casefold())
-
-
-def _normalise(text) -> str:
-    """Case and whitespace do not matter, nor brackets around a shape or a final full stop."""
-    s = re.sub(r"\s+", "", str(text)).casefold().rstrip(".")
-    s = s.removeprefix("torch.size")
-    return s.strip("[]()")
-
-
-def _number(text) -> float | None:
-    s = re.sub(r"[\s,_]", "", str(text))
-    try:
-        return float(s)
-    except ValueError:
-        return None
-
-
-def _same(value, expected) -> bool:
-    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        got = _number(value)
-        return got is not None and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
-    return _normalise(value) == _normalise(expected)
-
-
-def _rich(text: str) -> str:
-    """Escape ``text`` for HTML; `backticks` become <code>."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _html.escape(text))
-
-
-# --- the engine ------------------------------------------------------------------------------
-class Quiz:
-    """The quiz as widgets: one card per question with an input, a check button and feedback.
-
-    ``widget`` is the box to display; ``inputs[i]``, ``check_buttons[i]``, ``feedback[i]`` and
-    (open questions) ``mark_buttons[i]`` = (got it, missed it) are the parts of card ``i``.
-    ``results[i]`` is None until question ``i`` is done, then True or False.
-    """
-
-    def __init__(self, questions: Sequence[Question], title: str = "Self-test") -> None:
-        self.questions = list(questions)
-        if not self.questions:
-            raise ValueError("a quiz needs at least one question")
-        self.results: list[bool | None] = [None] * len(self.questions)
-        self.inputs, self.check_buttons, self.feedback = [], [], []
-        self.mark_buttons: dict[int, tuple[widgets.Button, widgets.Button]] = {}
-        self._marks_box: dict[int, widgets.HBox] = {}
-        self.score_html = widgets.HTML()
-        cards = [self._card(i, q) for i, q in enumerate(self.questions)]
-        self.widget = widgets.VBox([widgets.HTML(f"<h3>{_html.escape(title)}</h3>"), self.score_html, *cards])
-        self._show_score()
-
-    def _card(self, i: int, q: Question) -> widgets.VBox:
-        nb_title = SERIES[q.notebook][1]
-        head = widgets.HTML(
-            f"<b>Q{i + 1}.</b> <i>({KIND_NAMES[q.kind]} · notebook {q.notebook:02d} {_html.escape(nb_title)})</i>"
-            f"<br>{_rich(q.prompt)}"
-        )
-        if q.kind == "choice":
-            box = widgets.Dropdown(options=[PLACEHOLDER, *q.options], value=PLACEHOLDER,
-                                   layout=widgets.Layout(width="90%"))
-        elif q.kind == "truefalse":
-            box = widgets.Dropdown(options=[PLACEHOLDER, "True", "False"], value=PLACEHOLDER)
-        else:
-            box = widgets.Text(placeholder="your answer" if q.kind == "fill" else "your answer, in a sentence or two",
-                               layout=widgets.Layout(width="90%"))
-        check = widgets.Button(description="check")
-        check.on_click(lambda _b, i=i: self.check(i))
-        fb = widgets.HTML()
-        parts = [head, widgets.HBox([box, check])]
-        if q.kind == "open":
-            got = widgets.Button(description="I had it", button_style="success")
-            missed = widgets.Button(description="I missed it", button_style="warning")
-            got.on_click(lambda _b, i=i: self.self_mark(i, True))
-            missed.on_click(lambda _b, i=i: self.self_mark(i, False))
-            marks = widgets.HBox([got, missed], layout=widgets.Layout(display="none"))  # shown after "check"
-            self.mark_buttons[i] = (got, missed)
-            parts += [fb, marks]
-            self._marks_box[i] = marks
-        else:
-            parts.append(fb)
-        self.inputs.append(box)
-        self.check_buttons.append(check)
-        self.feedback.append(fb)
-        return widgets.VBox(parts, layout=widgets.Layout(border="1px solid #ddd", padding="6px", margin="4px 0"))
-
-    # --- what a click does ---
-    def check(self, i: int) -> bool | None:
-        """Grade question ``i`` from its input widget; show the answer and the explanation."""
-        q, value = self.questions[i], self.inputs[i].value
-        if value == PLACEHOLDER or not str(value).strip():
-            self.feedback[i].value = "<span style='color:#b00'>Answer first, then check.</span>"
-            return None
-        why = f"<br><b>Why:</b> {_rich(q.explanation)}"
-        if q.kind == "open":
-            self.feedback[i].value = f"<b>Model answer:</b> {_rich(str(q.answer))}{why}<br>Did you have it?"
-            self._marks_box[i].layout.display = "flex"
-            return None
-        ok = bool(q.is_correct(value))
-        self.results[i] = ok
-        right = "<span style='color:#080'>&#10004; correct</span>"
-        wrong = f"<span style='color:#b00'>&#10008; not quite</span> — the answer is <b>{_rich(q.answer_text())}</b>"
-        verdict = right if ok else wrong
-        self.feedback[i].value = verdict + why
-        self._show_score()
-        return ok
-
-    def self_mark(self, i: int, correct: bool) -> None:
-        """Open question ``i``: the student's own verdict after reading the model answer."""
-        if self.questions[i].kind != "open":
-            raise ValueError(f"question {i} is a {self.questions[i].kind} question, graded automatically")
-        self.results[i] = bool(correct)
-        self.feedback[i].value = self.feedback[i].value.split("<br>Did you have it?")[0] + (
-            "<br>&#10004; marked as known" if correct else "<br>&#10008; marked to revisit")
-        self._show_score()
-
-    def answer(self, i: int, value) -> bool | None:
-        """Type or pick ``value`` for question ``i`` and click its check button; returns the grade."""
-        q = self.questions[i]
-        if q.kind == "truefalse":
-            b = _as_bool(value)
-            if b is None:
-                raise ValueError(f"question {i} is true/false; got {value!r}")
-            value = str(b)
-        if q.kind in ("choice", "truefalse"):
-            if value not in self.inputs[i].options:
-                raise ValueError(f"{value!r} is not an option of question {i}: {self.inputs[i].options}")
-        else:
-            value = str(value)
-        self.inputs[i].value = value
-        self.check_buttons[i].click()
-        return None if q.kind == "open" else self.results[i]
-
-    @property
-    def score(self) -> tuple[int, int, int]:
-        """(correct, done, total)."""
-        done = [r for r in self.results if r is not None]
-        return sum(done), len(done), len(self.results)
-
-    def _show_score(self) -> None:
-        correct, done, total = self.score
-        self.score_html.value = f"<b>Score:</b> done {done} / {total} · correct {correct}"
-
-    def _ipython_display_(self) -> None:
-        bundle = getattr(self.widget, "_repr_mimebundle_", None)
-        if not callable(bundle):  # ipywidgets 7
-            display(self.widget)
-            return
-        data = bundle()  # ipywidgets 8: the widget view, plus a readable text for where it cannot run
-        data["text/plain"] = (f"[quiz: {len(self.questions)} questions; run the notebook in Jupyter or Colab "
-                              "to answer them]")
-        display(data, raw=True)
 
 
 def question_sheet(questions: Sequence[Question], answers: bool = False) -> str:
@@ -272,31 +42,44 @@ def answer_key(questions: Sequence[Question]) -> str:
     return question_sheet(questions, answers=True)
 
 
-# --- numbers the questions need, computed with the course package ---------------------------
+# --- numbers the questions need, computed with the course package on first read ---------------
+# (cached where they build a model or a cache, so the answer and its explanation build it once)
+_TINY = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
+
+
+@cache
 def _tiny_model() -> Decoder:
     with torch.random.fork_rng():  # do not disturb the caller's seed
         torch.manual_seed(0)
-        cfg = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
-        return Decoder(cfg).eval()
+        return Decoder(_TINY).eval()
 
 
+@cache
 def _first_new_position(prompt_len: int) -> int:
     """Prefill a ``prompt_len``-token prompt: the next token's position is the cache length."""
-    _, cache = prefill(_tiny_model(), torch.zeros(1, prompt_len, dtype=torch.long))
-    return cache.seq_len
+    _, kv = prefill(_tiny_model(), torch.zeros(1, prompt_len, dtype=torch.long))
+    return kv.seq_len
 
 
-def _prefill_k_shape(B: int, T: int) -> list[int]:
-    """Shape of layer 0's cached K after prefilling ``B`` prompts of ``T`` tokens."""
-    _, cache = prefill(_tiny_model(), torch.zeros(B, T, dtype=torch.long))
-    return list(cache.layer_kv(0)[0].shape)  # (B, H_kv, T, d_h)
+@cache
+def _prefill_k_shape(B: int, T: int) -> str:
+    """Shape of layer 0's cached K after prefilling ``B`` prompts of ``T`` tokens, as ``[B, H_kv, T, d_h]``."""
+    _, kv = prefill(_tiny_model(), torch.zeros(B, T, dtype=torch.long))
+    return str(list(kv.layer_kv(0)[0].shape))  # (B, H_kv, T, d_h)
 
 
+@cache
 def _sliding_window(window: int, n_tokens: int) -> tuple[int, int]:
     """Feed ``n_tokens`` into a sliding-window cache: (positions stored per layer, next position)."""
-    cache = SlidingWindowKVCache(window)
-    feed(_tiny_model(), torch.zeros(1, n_tokens, dtype=torch.long), cache)
-    return cache.seq_len, cache.n_seen
+    kv = SlidingWindowKVCache(window)
+    feed(_tiny_model(), torch.zeros(1, n_tokens, dtype=torch.long), kv)
+    return kv.seq_len, kv.n_seen
+
+
+@cache
+def _static_bytes(max_len: int) -> int:
+    """Bytes of a float32 ``StaticKVCache`` of the tiny model for one row of ``max_len`` positions."""
+    return StaticKVCache(_TINY, batch_size=1, max_len=max_len, dtype=torch.float32).nbytes
 
 
 def _tpot_ms(ttft_s: float, decode_s: float, n_after_first: int) -> float:
@@ -311,9 +94,10 @@ def _nucleus_size(logits: list[float], p: float) -> int:
     return int((filtered_probs(torch.tensor([logits]), 1.0, top_p=p) > 0).sum())
 
 
-_TINY = _tiny_model().cfg
-_POS12 = _first_new_position(12)
-_K_SHAPE = _prefill_k_shape(2, 7)
+def _decode_row_all_true() -> bool:
+    return bool(causal_mask(1, 13).all())  # the one new query vs 12 cached keys + itself
+
+
 _L7B = MODEL_PRESETS["Llama-2-7B"]
 _L7B_GIB = kv_cache_bytes(_L7B.n_layers, 1, _L7B.n_kv_heads, 4096, _L7B.head_dim, "float16") / 2**30
 _L3 = MODEL_PRESETS["Llama-3-8B"]
@@ -322,14 +106,9 @@ _L3_GROUP = _L3.n_heads // _L3.n_kv_heads
 _MQA_KIND = ModelConfig(vocab_size=8, n_layers=1, n_heads=8, n_kv_heads=1, d_model=64, d_ff=64,
                         max_seq_len=8).attention_kind
 _L3_KIND = _L3.attention_kind
-_DECODE_ROW_ALL_TRUE = bool(causal_mask(1, 13).all())  # the one new query vs 12 cached keys + itself
 _NUCLEUS_LOGITS = [2.0, 1.0, 0.5, 0.1, -1.0]
-_NUCLEUS = _nucleus_size(_NUCLEUS_LOGITS, 0.8)
-_STATIC = StaticKVCache(_TINY, batch_size=1, max_len=32, dtype=torch.float32)
-_STATIC_BYTES = _STATIC.nbytes
-_TPOT_MS = _tpot_ms(0.2, 1.0, 50)
+_STATIC_LEN = 32
 _WINDOW, _FED = 8, 11
-_WINDOW_KEPT, _NEXT_POS = _sliding_window(_WINDOW, _FED)
 
 
 # --- the question bank -----------------------------------------------------------------------
@@ -362,7 +141,8 @@ QUESTIONS: list[Question] = [
     Question(2, "fill", f"A model with H = {_TINY.n_heads}, H_kv = {_TINY.n_kv_heads}, d_h = {_TINY.head_dim} "
              "prefills B = 2 prompts of T = 7 tokens. What is the shape of layer 0's cached K? "
              "(write it like [1, 2, 3, 4])",
-             (str(_K_SHAPE),), "Layout [B, H_kv, T, d_h]: only the H_kv key/value heads are stored, time on dim 2 "
+             lambda: (_prefill_k_shape(2, 7),),
+             "Layout [B, H_kv, T, d_h]: only the H_kv key/value heads are stored, time on dim 2 "
              "(computed by a real prefill)."),
     Question(2, "choice", "With left-padded prompts in a batch, which logits pick each row's first new token?",
              "the last position (every row's last real token)",
@@ -375,10 +155,12 @@ QUESTIONS: list[Question] = [
              "cache.", False, "The new token still goes through every layer (attention and MLP). The cache only "
              "saves recomputing the history's K and V.", seed=True),
     Question(3, "fill", "A prompt has 12 tokens. What is the zero-based position of the first "
-             "new token?", _POS12, f"The new token's position is the cache length: after prefilling 12 tokens "
-             f"the cache holds {_POS12} positions, so RoPE rotates the new token as position {_POS12}.", seed=True),
+             "new token?", lambda: _first_new_position(12),
+             lambda: "The new token's position is the cache length: after prefilling 12 tokens the cache holds "
+             f"{_first_new_position(12)} positions, so RoPE rotates the new token as position "
+             f"{_first_new_position(12)}.", seed=True),
     Question(3, "truefalse", "In a decode step the single new query attends to every cached key (its mask row is "
-             "all True).", _DECODE_ROW_ALL_TRUE, "The new token is the latest one, so every cached token lies in "
+             "all True).", _decode_row_all_true, "The new token is the latest one, so every cached token lies in "
              "its past: causal_mask(1, 13) is all True."),
     Question(3, "choice", "How should cached logits be compared with full-recompute logits?",
              "with a tolerance, e.g. max |diff| <= 1e-5",
@@ -390,10 +172,11 @@ QUESTIONS: list[Question] = [
     Question(4, "fill", f"Llama-2-7B (L = {_L7B.n_layers}, H_kv = {_L7B.n_kv_heads}, d_h = {_L7B.head_dim}), one "
              "sequence of 4096 tokens, float16: how many GiB does the KV cache take?",
              _L7B_GIB, f"2 x L x B x H_kv x T x d_h x bytes = 2 x {_L7B.n_layers} x 1 x {_L7B.n_kv_heads} x 4096 x "
-             f"{_L7B.head_dim} x 2 bytes = {_fmt(_L7B_GIB)} GiB (kv_cache_bytes)."),
+             f"{_L7B.head_dim} x 2 bytes = {format_answer(_L7B_GIB)} GiB (kv_cache_bytes)."),
     Question(4, "fill", f"Llama-3-8B (L = {_L3.n_layers}, H_kv = {_L3.n_kv_heads}, d_h = {_L3.head_dim}), float16: "
              "how many KiB of cache does each new token add (batch of one)?",
-             _L3_KIB, f"2 x {_L3.n_layers} x {_L3.n_kv_heads} x {_L3.head_dim} x 2 bytes = {_fmt(_L3_KIB)} KiB "
+             _L3_KIB, f"2 x {_L3.n_layers} x {_L3.n_kv_heads} x {_L3.head_dim} x 2 bytes = "
+             f"{format_answer(_L3_KIB)} KiB "
              "per token (kv_bytes_per_token)."),
     Question(4, "fill", f"Llama-3-8B uses H = {_L3.n_heads} and H_kv = {_L3.n_kv_heads}. How many times smaller is "
              "its cache than the same model with MHA?",
@@ -409,8 +192,9 @@ QUESTIONS: list[Question] = [
     # 05 · sampling and stopping
     Question(5, "fill", f"The logits are {_NUCLEUS_LOGITS} and top_p = 0.8 (temperature 1). How many tokens are in "
              "the kept set?",
-             _NUCLEUS, "Top-p keeps the smallest set of most likely tokens whose probabilities reach p "
-             f"(computed with filtered_probs: {_NUCLEUS} tokens)."),
+             lambda: _nucleus_size(_NUCLEUS_LOGITS, 0.8),
+             lambda: "Top-p keeps the smallest set of most likely tokens whose probabilities reach p "
+             f"(computed with filtered_probs: {_nucleus_size(_NUCLEUS_LOGITS, 0.8)} tokens)."),
     Question(5, "truefalse", "Switching from greedy decoding to top-p sampling requires recomputing the KV cache.",
              False, "Caching decides how the logits are computed; sampling only decides what is picked from them. "
              "The same cached logits can be sampled any way."),
@@ -427,8 +211,9 @@ QUESTIONS: list[Question] = [
     # 06 · performance metrics
     Question(6, "fill", "A request's first token arrives after 200 ms; the next 50 tokens take 1000 ms in total. "
              "What is its TPOT (time per output token) in ms?",
-             _TPOT_MS, "TPOT counts the decode steps after the first token: 1000 ms / 50 tokens = "
-             f"{_fmt(_TPOT_MS)} ms. The 200 ms are the TTFT, reported separately."),
+             lambda: _tpot_ms(0.2, 1.0, 50), lambda: "TPOT counts the decode steps after the first token: "
+             f"1000 ms / 50 tokens = {format_answer(_tpot_ms(0.2, 1.0, 50))} ms. The 200 ms are the TTFT, "
+             "reported separately."),
     Question(6, "choice", "Which work does the KV cache NOT save in a decode step?",
              "the new query's attention over all cached keys",
              "The cache saves re-embedding the history and re-running it through every block (its K/V "
@@ -469,20 +254,23 @@ QUESTIONS: list[Question] = [
              "Cache per layer, shape [B, H_kv, T, d_h]: layer 0's K/V cannot stand in for layer 1's."),
     # 08 · beyond the basics
     Question(8, "fill", f"A StaticKVCache for a model with L = {_TINY.n_layers}, H_kv = {_TINY.n_kv_heads}, "
-             f"d_h = {_TINY.head_dim} is allocated for B = 1 and max_len = 32 positions in float32. How many bytes "
-             "does it hold before any token is written?",
-             _STATIC_BYTES, f"It is preallocated: 2 x {_TINY.n_layers} x 1 x {_TINY.n_kv_heads} x 32 x "
-             f"{_TINY.head_dim} x 4 = {_STATIC_BYTES} bytes from the start (StaticKVCache.nbytes), and it never "
-             "grows."),
+             f"d_h = {_TINY.head_dim} is allocated for B = 1 and max_len = {_STATIC_LEN} positions in float32. How "
+             "many bytes does it hold before any token is written?",
+             lambda: _static_bytes(_STATIC_LEN),
+             lambda: f"It is preallocated: 2 x {_TINY.n_layers} x 1 x {_TINY.n_kv_heads} x {_STATIC_LEN} x "
+             f"{_TINY.head_dim} x 4 = {_static_bytes(_STATIC_LEN)} bytes from the start (StaticKVCache.nbytes), "
+             "and it never grows."),
     Question(8, "fill", f"A sliding-window cache keeps the last W = {_WINDOW} positions. After {_FED} tokens, how "
              "many positions does each layer's cache hold?",
-             _WINDOW_KEPT, f"Older keys fall out of the window: min({_FED}, {_WINDOW}) = {_WINDOW_KEPT} "
+             lambda: _sliding_window(_WINDOW, _FED)[0],
+             lambda: f"Older keys fall out of the window: min({_FED}, {_WINDOW}) = {_sliding_window(_WINDOW, _FED)[0]} "
              "(SlidingWindowKVCache.seq_len). Memory stays at W positions however long the text grows."),
     Question(8, "fill", f"The same sliding-window cache (W = {_WINDOW}, {_FED} tokens fed so far): what is the "
              "zero-based RoPE position of the next token?",
-             _NEXT_POS, f"The position counts the tokens seen (n_seen = {_NEXT_POS}), not the positions stored "
-             f"({_WINDOW_KEPT}): once a window or truncation drops old entries, the cache length is no longer "
-             "the position."),
+             lambda: _sliding_window(_WINDOW, _FED)[1],
+             lambda: f"The position counts the tokens seen (n_seen = {_sliding_window(_WINDOW, _FED)[1]}), not the "
+             f"positions stored ({_sliding_window(_WINDOW, _FED)[0]}): once a window or truncation drops old "
+             "entries, the cache length is no longer the position."),
     Question(8, "truefalse", "Beam search with 4 beams keeps 4 rows of K/V per request, so it needs about 4 times "
              "the cache memory of greedy decoding.", True,
              "Each beam is a row of the batch (B = 4 in the sizing formula); the shared prompt could be stored "

@@ -112,6 +112,7 @@ from .prefill import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402,F401
 from .decode import DECODE_PROMPT, decode_grids_html, trace_decode, DecodePanel  # noqa: E402,F401
 from .bug_lab import diff_html, BugLabPanel  # noqa: E402,F401
 from .beyond import SLIDING_WINDOWS, SlidingWindowPanel  # noqa: E402,F401
+from .quiz import Quiz  # noqa: E402,F401
 from .metrics import (  # noqa: E402,F401
     HARDWARE_BANDWIDTH_GBPS, BATCH_CHOICES, CONTEXT_CHOICES, DecodeBoundPanel,
 )

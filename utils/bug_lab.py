@@ -1,0 +1,121 @@
+"""The bug lab's bench: run the recompute check on a broken variant, and sum the results up.
+
+The broken variants themselves, one section per bug, are in ``utils/bugs.py`` (which also
+exposes everything here, so notebook 07 needs only ``bugs``). This module holds what every bug
+shares:
+
+* ``run_check``: ``compare_with_recompute`` that never lets an error escape. Some bugs make
+  torch raise instead of giving wrong numbers; the error and the step it happened at become
+  an ``Outcome``, so a notebook cell never stops.
+* ``show_diff``: the lines that differ between a broken and a fixed function or class.
+* ``table``: the bug table (symptom, cause, check, first divergence) as text.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+import torch
+
+from .generate import decode_step, prefill
+from .recompute import RecomputeReport, compare_with_recompute
+
+TOL = 1e-4  # max |cached - recomputed| logit difference still counted as "equal"
+N_STEPS = 6  # decode steps each bug check runs
+
+
+@dataclass
+class Outcome:
+    """A check's result: a ``RecomputeReport``, or the error torch raised and the step it raised at.
+
+    After an error, ``report`` (if not None) covers the steps before ``error_step``.
+    """
+
+    report: RecomputeReport | None
+    error: str | None = None
+    error_step: int | None = None
+
+    @property
+    def caught(self) -> bool:
+        """True when the check noticed something: an error, or logits that diverge."""
+        return self.error is not None or (self.report is not None and not self.report.ok)
+
+    @property
+    def first_step(self) -> int | None:
+        """Step of the first divergence or error (None when all is well)."""
+        return self.error_step if self.error is not None else self.report.first_bad_step
+
+    def short(self) -> str:
+        """Like ``summary``, shorter (for tables)."""
+        if self.error is not None:
+            return f"raises at step {self.error_step}"
+        r = self.report
+        return "OK" if r.ok else f"step {r.first_bad_step} (pos {r.first_bad_position})"
+
+    def summary(self) -> str:
+        """One deterministic line (no float values): what happened and where."""
+        if self.error is not None:
+            return f"raises {self.error.split(':')[0]} at step {self.error_step}"
+        r = self.report
+        if r.ok:
+            return f"OK: {len(r.max_diffs)} steps equal within {r.tol:g}"
+        return f"diverges at step {r.first_bad_step} (position {r.first_bad_position})"
+
+
+def run_check(model, ids: torch.Tensor, n_steps: int = N_STEPS, *, tol: float = TOL, **kwargs) -> Outcome:
+    """``compare_with_recompute`` that turns a torch error into an ``Outcome`` instead of raising.
+
+    ``kwargs`` go to ``compare_with_recompute`` (``prefill_fn``, ``step_fn``, ``attention_mask``).
+    Without a ``step_fn`` the cached path decodes with ``decode_step``, through the model's
+    modules, so a broken cache class plugged in by ``prefill_fn`` is the one that runs.
+    Step 0 is the prefill, step s the s-th decode step.
+    """
+    step = {"n": 0}
+    prefill_fn = kwargs.pop("prefill_fn", None) or prefill
+    step_fn = kwargs.pop("step_fn", None) or decode_step
+
+    def counted_step(*args):
+        step["n"] += 1
+        return step_fn(*args)
+
+    try:
+        report = compare_with_recompute(model, ids, n_steps, tol=tol, prefill_fn=prefill_fn,
+                                        step_fn=counted_step, **kwargs)
+    except (RuntimeError, ValueError) as err:
+        message = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        partial = None
+        if step["n"] >= 1:  # the steps before the error did run: report them too
+            partial = compare_with_recompute(model, ids, step["n"] - 1, tol=tol, prefill_fn=prefill_fn,
+                                             step_fn=step_fn, **kwargs)
+        return Outcome(partial, f"{type(err).__name__}: {message}", step["n"])
+    return Outcome(report)
+
+
+def show_diff(broken, fixed) -> str:
+    """Unified diff between the source of two functions, methods or classes."""
+    def lines(code) -> list[str]:
+        return textwrap.dedent(inspect.getsource(code)).splitlines()
+
+    diff = difflib.unified_diff(lines(broken), lines(fixed), "broken", "fixed", n=2, lineterm="")
+    return "\n".join(diff)
+
+
+def table(results, hashes: dict[str, str] | None = None) -> str:
+    """The bug table as text: symptom -> cause -> check, and where the broken code first goes wrong.
+
+    ``results``: ``(bug, broken Outcome, fixed Outcome)`` triples from ``bugs.run_all``; with
+    ``hashes`` (from ``bugs.use_cache_hashes``) a last row checks the belief that ``use_cache``
+    changes weights. The last line says whether every fix passes.
+    """
+    head = ("bug", "symptom", "cause", "check / fix", "first divergence")
+    rows = [(b.title, b.symptom, b.cause, b.check, broken.short()) for b, broken, _ in results]
+    if hashes is not None:
+        rows.append(("use_cache changes weights?", "none: a myth", "cache holds activations",
+                     "hash the state_dict", f"hashes equal: {len(set(hashes.values())) == 1}"))
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    fmt = " | ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*head), "-+-".join("-" * w for w in widths)] + [fmt.format(*r).rstrip() for r in rows]
+    fixes = all(not fixed.caught for _, _, fixed in results)
+    return "\n".join(lines + [f"with the fix: every check passes: {fixes}"])

@@ -1,0 +1,125 @@
+"""One question of the self-test (notebook 09): its kind, its answer, and how an answer is graded.
+
+Four kinds of question:
+
+    choice      pick one option from a dropdown
+    truefalse   True or False
+    fill        type a short answer; case and whitespace do not matter, numbers compare as numbers
+    open        free text; "check" reveals a model answer and the student marks themselves
+
+An answer or explanation that needs the course package may be given as a function of no
+argument: it runs the first time it is read. The questions themselves are ``utils/quiz.py``;
+the widget that asks them is ``utils.widgets.Quiz``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+KINDS = ("choice", "truefalse", "fill", "open")
+KIND_NAMES = {"choice": "single choice", "truefalse": "true / false", "fill": "fill in", "open": "open question"}
+PLACEHOLDER = "(choose)"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question: ``Question(notebook, kind, prompt, answer, explanation, options=..., seed=...)``.
+
+    The answer: the right option (choice), a bool (truefalse), a number or string, or a tuple of
+    accepted strings (fill), or a model answer (open). The answer and the explanation may also be
+    given as functions of no argument that compute them: they run on first read of ``answer`` or
+    ``explanation``, and the result is kept. ``notebook``: the notebook (0-8) that teaches it.
+    ``seed``: one of the four questions every version of the self-test keeps.
+    """
+
+    notebook: int
+    kind: str
+    prompt: str
+    given_answer: object  # the answer, or a function that computes it: read ``answer``
+    given_explanation: object  # the explanation, or a function that computes it: read ``explanation``
+    options: tuple[str, ...] = ()
+    seed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind {self.kind!r} is not one of {KINDS}")
+        if self.kind == "choice" and (PLACEHOLDER in self.options or len(set(self.options)) != len(self.options)):
+            raise ValueError(f"choice question needs distinct options: {self.prompt!r}")
+        if not callable(self.given_answer):  # a computed answer is checked when it is first read
+            self._checked(self.given_answer)
+
+    @cached_property
+    def answer(self):
+        """The right answer (computed on first read when it was given as a function)."""
+        given = self.given_answer
+        return self._checked(given()) if callable(given) else given
+
+    @cached_property
+    def explanation(self) -> str:
+        """Why the answer is right (computed on first read when it was given as a function)."""
+        given = self.given_explanation
+        return given() if callable(given) else given
+
+    def _checked(self, answer):
+        if self.kind == "choice" and answer not in self.options:
+            raise ValueError(f"choice question needs options that include its answer {answer!r}: {self.prompt!r}")
+        if self.kind == "truefalse" and not isinstance(answer, bool):
+            raise ValueError(f"a true/false answer must be a bool, got {answer!r}")
+        return answer
+
+    def is_correct(self, value) -> bool | None:
+        """Whether ``value`` answers the question (None for open questions: the student decides)."""
+        if self.kind == "open":
+            return None
+        if self.kind == "choice":
+            return value == self.answer
+        if self.kind == "truefalse":
+            return parse_true_false(value) is self.answer
+        accepted = self.answer if isinstance(self.answer, tuple) else (self.answer,)
+        return any(_same(value, a) for a in accepted)
+
+    def answer_text(self) -> str:
+        """The right answer, written out."""
+        if isinstance(self.answer, tuple):
+            return " / ".join(format_answer(a) for a in self.answer)
+        return format_answer(self.answer)
+
+
+def format_answer(x) -> str:
+    """A number or text as the answer key writes it: a whole float without its ".0"."""
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def parse_true_false(value) -> bool | None:
+    """``value`` as a bool: True/False, or a word such as "true", "yes", "f"; None if it is neither."""
+    if isinstance(value, bool):
+        return value
+    return {"true": True, "t": True, "yes": True, "false": False, "f": False, "no": False}.get(
+        str(value).strip().casefold())
+
+
+def _normalise(text) -> str:
+    """Case and whitespace do not matter, nor brackets around a shape or a final full stop."""
+    s = re.sub(r"\s+", "", str(text)).casefold().rstrip(".")
+    s = s.removeprefix("torch.size")
+    return s.strip("[]()")
+
+
+def _number(text) -> float | None:
+    s = re.sub(r"[\s,_]", "", str(text))
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _same(value, expected) -> bool:
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        got = _number(value)
+        return got is not None and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+    return _normalise(value) == _normalise(expected)
+
