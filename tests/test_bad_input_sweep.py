@@ -8,10 +8,9 @@ from utils import (KVCache, ModelConfig, StaticKVCache, compare_with_recompute, 
                    kv_cache_bytes, load_course_model, prefill, sample)
 from utils.beam import beam_search
 from utils.hf import from_hf
-from utils.perf import metrics
+from utils.perf import metrics, torch_threads, ttft_vs_prompt_length
 from utils.sizing import bytes_per_element, max_concurrent_requests
 from utils.sliding import SlidingWindowKVCache
-from utils.timing import time_prefill, torch_threads
 
 M = tiny_model("GQA", max_seq_len=32)  # vocab 101, L=3, H=4, H_kv=2
 _, TOK = load_course_model()
@@ -78,7 +77,7 @@ CASES = [
     ("sliding window of 0", lambda: SlidingWindowKVCache(0), "0"),
     ("beam count above V", lambda: beam_search(M, IDS, n_beams=500, n_steps=2), "500"),
     ("thread count 0", lambda: torch_threads(0).__enter__(), "0"),
-    ("prefill timing of length 0", lambda: time_prefill(M, [0]), "[0]"),
+    ("prefill timing of length 0", lambda: ttft_vs_prompt_length(M, [0]), "[0]"),
     ("metrics of zero tokens", lambda: metrics(ttft_s=0.1, tpot_s=0.01, n_tokens=0), "0"),
 ]
 

@@ -8,9 +8,8 @@ import torch
 matplotlib.use("Agg")
 
 from utils import generate, prefill  # noqa: E402
-from utils.timing import (  # noqa: E402
-    median_time, median_times, median_timeline, time_prefill, timeline, torch_threads,
-)
+from utils.perf import time_interleaved, torch_threads, ttft_vs_prompt_length  # noqa: E402
+from utils.timeline import median_timeline, timeline  # noqa: E402
 from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
 
 
@@ -92,20 +91,24 @@ def test_sweep_every_control_and_random_combinations(panel):
         assert (state["rel_diff_to_layer0"] == 0.0) == (values["layer"] == 0)
 
 
-# --- utils.timing -------------------------------------------------------------------------------
+# --- utils.perf, utils.timeline ----------------------------------------------------------------
 def test_time_helpers_return_one_positive_median_per_length(model_tok):
     model = model_tok[0]
     Ts = [4, 16]
-    times = time_prefill(model, Ts, 2, threads=1)
+    with torch_threads(1):
+        ttft = ttft_vs_prompt_length(model, Ts, 2, no_cache=False)
+    times = [s.median for s in ttft["cached"]]
+    assert ttft["T"] == Ts and ttft["no_cache"] is None
     assert len(times) == len(Ts) and all(t > 0 for t in times)
-    assert median_time(lambda: None, repeats=3) >= 0
+    assert time_interleaved({"f": lambda: None}, repeats=3)["f"].median >= 0
     calls = []
-    assert len(median_times([lambda: calls.append("a"), lambda: calls.append("b")], repeats=2, warmup=0)) == 2
+    fns = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    assert len(time_interleaved(fns, repeats=2, warmup=0)) == 2
     assert calls == ["a", "b", "a", "b"]  # interleaved: one round of every function, then the next
     with pytest.raises(ValueError):
-        time_prefill(model, [model.cfg.max_seq_len + 1])
+        ttft_vs_prompt_length(model, [model.cfg.max_seq_len + 1])
     with pytest.raises(ValueError):
-        median_time(lambda: None, repeats=0)
+        time_interleaved({"f": lambda: None}, repeats=0)
 
 
 def test_torch_threads_restores_the_setting():

@@ -10,8 +10,7 @@ matplotlib.use("Agg")
 
 from utils import Decoder, generate  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
-from utils.decode_timing import step_times_vs_context  # noqa: E402
-from utils.timing import torch_threads  # noqa: E402
+from utils.perf import torch_threads, tpot_vs_context  # noqa: E402
 from utils.widgets import DECODE_PROMPT, DecodePanel, trace_decode  # noqa: E402
 
 N_NEW = 10
@@ -221,11 +220,11 @@ def test_the_course_model_in_the_viewer():
     assert panel.controls["step"].max == s["n_steps"] == len(s["generated"]) - 1
 
 
-def test_step_times_vs_context_shape():
+def test_tpot_vs_context_shape():
     torch.manual_seed(0)
     model = Decoder(COURSE_CONFIG).eval()
-    t = step_times_vs_context(model, [4, 16, 64], repeats=2, no_cache_max=16)
-    assert t.context_lens == [4, 16, 64] and len(t.cached_ms) == 3
-    assert t.no_cache_ms[2] is None and all(x > 0 for x in t.cached_ms + t.no_cache_ms[:2])
+    t = tpot_vs_context(model, [4, 16, 64], repeats=2, cache_kind="dynamic", no_cache_max=16)
+    assert t["T"] == [4, 16, 64] and len(t["cached"]) == 3
+    assert t["no_cache"][2] is None and all(s.median > 0 for s in t["cached"] + t["no_cache"][:2])
     with pytest.raises(ValueError):
-        step_times_vs_context(model, [COURSE_CONFIG.max_seq_len], repeats=1)
+        tpot_vs_context(model, [COURSE_CONFIG.max_seq_len], repeats=1)

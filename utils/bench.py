@@ -5,12 +5,14 @@ compared variants interleaved, medians with their quartiles):
 
   1. cached decode against full recompute, prompt 256 -> 128 new tokens      goal: >= 10x
   2. our ``generate`` against transformers' ``generate`` on the same weights,  goal: >= 2.0x
-     greedy (and the same tokens); also ``KVCache`` against ``StaticKVCache``
+     greedy (and the same tokens); also ``KVCache`` against ``StaticKVCache``, and one decode
+     step through the modules against the flat step
   3. TTFT against prompt length and TPOT against context length, with and without the cache
   4. a ~100 M-parameter batch-1 decode step: bytes it must read / its time,     goal: >= 50 %
      against the memory bandwidth measured in the same run
 
-It prints a table and writes every sample to a JSON file (default ``bench-results.json``).
+The cases are measured by ``utils.bench_cases`` (1, 2) and ``utils.perf`` (3, 4). It prints a
+table and writes every sample to a JSON file (default ``bench-results.json``).
 
     python -m utils.bench                 # everything, a few minutes
     python -m utils.bench --cases 1,2     # some cases only
@@ -31,9 +33,8 @@ from dataclasses import dataclass
 
 import torch
 
-from . import perf
-from .perf import BENCH_CONFIGS, Stats
-from .timing import torch_threads
+from . import bench_cases, perf
+from .perf import BENCH_CONFIGS, Stats, torch_threads
 
 GOALS = {1: ("cache speedup on decode", 10.0), 2: ("ours / transformers, end to end", 2.0),
          4: ("fraction of the memory bandwidth", 0.5)}
@@ -89,8 +90,8 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
     try:
         if 1 in cases:
             model = perf.random_model(sizes.config)
-            res = perf.cache_vs_recompute(model, sizes.prompt_len, sizes.new_tokens,
-                                          _rounds(1, sizes, repeats), progress=bar)
+            res = bench_cases.cache_vs_recompute(model, sizes.prompt_len, sizes.new_tokens,
+                                                 _rounds(1, sizes, repeats), progress=bar)
             res.update(shape=_shape(model.cfg), prompt_len=sizes.prompt_len, new_tokens=sizes.new_tokens)
             results["cases"][1] = res
         if 2 in cases:
@@ -99,13 +100,13 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
             except ImportError:
                 results["cases"][2] = {"skipped": "transformers is not installed"}
             else:
-                res = perf.ours_vs_transformers(sizes.config, sizes.prompt_len, sizes.new_tokens,
-                                                _rounds(2, sizes, repeats), progress=bar)
+                res = bench_cases.ours_vs_transformers(sizes.config, sizes.prompt_len, sizes.new_tokens,
+                                                       _rounds(2, sizes, repeats), progress=bar)
                 res.update(shape=_shape(BENCH_CONFIGS[sizes.config]), prompt_len=sizes.prompt_len,
                            new_tokens=sizes.new_tokens, transformers_version=transformers.__version__)
                 results["cases"][2] = res
             # where our speed comes from: the same step through the modules and flat
-            results["cases"].setdefault(2, {})["step_paths"] = perf.modules_vs_flat(
+            results["cases"].setdefault(2, {})["step_paths"] = bench_cases.modules_vs_flat(
                 perf.random_model(sizes.config), sizes.prompt_len, _rounds(2, sizes, repeats), progress=bar)
         if 3 in cases:
             model = perf.random_model(sizes.config)
@@ -131,7 +132,7 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
 
 
 def goals(results: dict) -> list[dict]:
-    """The issue's goals: measured value (median), target, met or not, per case that ran."""
+    """The benchmark's goals: measured value (median), target, met or not, per case that ran."""
     cases, out = results["cases"], []
     measured = {}
     if 1 in cases:

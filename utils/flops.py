@@ -40,6 +40,7 @@ import torch
 
 from .config import ModelConfig
 from .sizing import bytes_per_element
+from .validate import check_int
 
 FLOP_PARTS = ("projections", "mlp", "attention", "lm_head")
 BYTE_PARTS = ("weights", "kv_read", "kv_write")
@@ -57,15 +58,6 @@ class StepCost:
     @property
     def total_flops(self) -> int:
         return sum(self.flops.values())
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(self.bytes.values())
-
-
-def _check_count(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
 
 
 def projection_flops_per_token(cfg: ModelConfig) -> int:
@@ -113,8 +105,8 @@ def decode_step_cost(
     """
     if not isinstance(cfg, ModelConfig):
         raise ValueError(f"cfg must be a ModelConfig, got {type(cfg).__name__}")
-    _check_count("context_len", context_len, 0)
-    _check_count("batch_size", batch_size, 1)
+    check_int("context_len", context_len, minimum=0)
+    check_int("batch_size", batch_size)
     B, L, T = batch_size, cfg.n_layers, context_len
     S = T + 1  # keys visible to the new token (history + itself)
     n_tokens = 1 if cached else S  # tokens pushed through every layer in this step

@@ -1,6 +1,8 @@
 """Figures of notebook 03 (decode): the decode grids, recompute diffs, step times and costs."""
 from __future__ import annotations
 
+import unicodedata
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
@@ -8,7 +10,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullFormatter
 
 from ..flops import decode_step_cost
-from . import COLORS, subplots, token_label
+from . import COLORS, subplots
 
 
 # Cell kinds of the decode grids (index into _GRID_COLORS).
@@ -38,16 +40,21 @@ def _plain_log_labels(ax) -> None:
     ax.minorticks_off()  # dozens of minor ticks per log axis cost more to draw than they tell
 
 
+def _label_width(text: str) -> int:
+    """Width of a label in Latin letters: a Chinese character takes about two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def _grid_axes(ax, n_rows: int, n_cols: int, words: list[str] | None, xlabel: str) -> None:
     """Cell borders, and the tokens (or, when there are many, position ticks) along x."""
     if words is not None and n_cols <= 40:
         # Plain text under each column: much faster to draw than 40 tick objects per axis.
         ax.set_xticks([])
-        labels = [f"{token_label(w)} {i}" for i, w in enumerate(words[:n_cols])]
+        labels = [f"{w} {i}" for i, w in enumerate(words[:n_cols])]
         for i, text in enumerate(labels):
             ax.text(i, -0.02, text, transform=ax.get_xaxis_transform(), rotation=90,
                     ha="center", va="top", fontsize=7)
-        ax.set_xlabel(xlabel, labelpad=4 + 4.2 * max(len(t) for t in labels))
+        ax.set_xlabel(xlabel, labelpad=4 + 4.2 * max(_label_width(t) for t in labels))
     else:
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_xlabel(xlabel)
@@ -103,7 +110,7 @@ def plot_decode_grids(state: dict):
                Patch(color=_GRID_COLORS[_FILLED], label="K/V appended by decode")]
     fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False)
     height_pt = fig.get_figheight() * 72
-    longest = max(len(f"{token_label(w)} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40 else 2
+    longest = max(_label_width(f"{w} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40 else 2
     bottom = min(0.5, (4.2 * longest + 34) / height_pt)  # room for the rotated token labels and the x label
     fig.subplots_adjust(left=0.06, right=0.99, top=0.83, bottom=bottom, wspace=0.15)  # tight_layout is slow
     return fig
@@ -134,21 +141,22 @@ def plot_recompute_diffs(report, title: str = "Cached vs full recompute, per ste
     return fig
 
 
-def plot_step_times(times, title: str = "Time of one decode step vs context length"):
-    """Median ms per step (``utils.decode_timing.StepTimes``). Left: both loops, log-log axes.
-    Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
-    T = np.asarray(times.context_lens)
+def plot_step_times(tpot: dict, title: str = "Time of one decode step vs context length"):
+    """Median ms per step of ``utils.perf.tpot_vs_context``'s result (seconds, drawn in ms). Left: both
+    loops, log-log axes. Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
+    T = np.asarray(tpot["T"])
+    cached_ms = [s.median * 1e3 for s in tpot["cached"]]
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.7))
-    ax0.loglog(T, times.cached_ms, "o-", color=COLORS["cached"], label="with KV cache (1 new token)")
-    nc = [(t, ms) for t, ms in zip(T, times.no_cache_ms) if ms is not None]
+    ax0.loglog(T, cached_ms, "o-", color=COLORS["cached"], label="with KV cache (1 new token)")
+    nc = [(t, s.median * 1e3) for t, s in zip(T, tpot["no_cache"] or []) if s is not None]
     if nc:
         ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label="without cache (all T + 1 tokens again)")
     ax0.set_title("Both loops (log-log)")
     ax0.legend(fontsize=8)
     _plain_log_labels(ax0)
     ax0.set_xticks(T, [str(t) for t in T])  # the measured lengths
-    ax1.plot(T, times.cached_ms, "o-", color=COLORS["cached"], label="with KV cache")
-    ax1.set_ylim(0, max(times.cached_ms) * 1.15)
+    ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label="with KV cache")
+    ax1.set_ylim(0, max(cached_ms) * 1.15)
     ax1.set_xlim(0, T.max() * 1.05)
     ax1.set_title("The cached step alone (linear axes)")
     for ax in (ax0, ax1):
@@ -206,7 +214,7 @@ def plot_new_query_weights(weights, words: list[str], title: str = "The new toke
     fig, ax = subplots(figsize=(7.5, 2.9))
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     ax.set_xticks(range(S))
-    ax.set_xticklabels([f"{token_label(t)} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
+    ax.set_xticklabels([f"{t} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
     ax.set_yticks(range(H))
     ax.set_ylabel("query head")
     ax.set_xlabel("key position (token); the last key is the new token's own")

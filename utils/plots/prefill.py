@@ -4,51 +4,49 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import COLORS, _cjk_context, new_figure, text_label, token_label
+from . import COLORS, new_figure
 
 
 def plot_timeline(segments, labels: list[str] | None = None, title: str = "One generation, measured"):
     """Gantt bar of a generation: the prefill segment, then one segment per decode step.
 
-    ``segments``: ``utils.timing.timeline(result)``; ``labels``: the token each segment produced
+    ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
     (written above its bar). Times in milliseconds. Returns the figure.
     """
-    with _cjk_context():
-        fig, (ax,) = new_figure(width=8.0, height=2.6)
-        end = max((s.end_s for s in segments), default=0.0) * 1e3
-        for s in segments:
-            ax.barh(0, s.duration_s * 1e3, left=s.start_s * 1e3, height=0.5, color=COLORS[s.phase],
-                    edgecolor="white")
-            # label the token a segment produced, unless the bar is too narrow to carry it
-            if labels is not None and s.step < len(labels) and s.duration_s * 1e3 > 0.03 * end:
-                ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, token_label(labels[s.step]),
-                        ha="center", va="bottom", fontsize=9)
-        handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
-        ax.legend(handles, ["prefill (whole prompt) + first token", "decode step (one token)"],
-                  loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
-        ax.set_yticks([])
-        ax.set_ylim(-0.4, 0.75)
-        ax.set_xlim(0, end * 1.02 if end else 1)
-        ax.set_xlabel("time since the call (ms)")
-        ax.set_title(text_label(title))
-        fig.tight_layout()
+    fig, (ax,) = new_figure(width=8.0, height=2.6)
+    end = max((s.end_s for s in segments), default=0.0) * 1e3
+    for s in segments:
+        ax.barh(0, s.duration_s * 1e3, left=s.start_s * 1e3, height=0.5, color=COLORS[s.phase],
+                edgecolor="white")
+        # label the token a segment produced, unless the bar is too narrow to carry it
+        if labels is not None and s.step < len(labels) and s.duration_s * 1e3 > 0.03 * end:
+            ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, labels[s.step],
+                    ha="center", va="bottom", fontsize=9)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
+    ax.legend(handles, ["prefill (whole prompt) + first token", "decode step (one token)"],
+              loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
+    ax.set_yticks([])
+    ax.set_ylim(-0.4, 0.75)
+    ax.set_xlim(0, end * 1.02 if end else 1)
+    ax.set_xlabel("time since the call (ms)")
+    ax.set_title(title)
+    fig.tight_layout()
     return fig
 
 
 def plot_top_probs(words: list[str], probs, title: str = "Next-token probabilities"):
     """Bar chart of the most likely next tokens (``words`` with their ``probs``, most likely first)."""
     probs = [float(p) for p in probs]
-    with _cjk_context():
-        fig, (ax,) = new_figure(width=5.5, height=3.2)
-        bars = ax.bar(range(len(words)), probs, color=[COLORS["prefill"]] + [COLORS["mask"]] * (len(words) - 1))
-        for b, p in zip(bars, probs):
-            ax.text(b.get_x() + b.get_width() / 2, p, f"{p:.2f}", ha="center", va="bottom", fontsize=9)
-        ax.set_xticks(range(len(words)), [token_label(w) for w in words])
-        ax.set_ylim(0, 1.08)
-        ax.set_xlabel("candidate next token")
-        ax.set_ylabel("probability")
-        ax.set_title(text_label(title))
-        fig.tight_layout()
+    fig, (ax,) = new_figure(width=5.5, height=3.2)
+    bars = ax.bar(range(len(words)), probs, color=[COLORS["prefill"]] + [COLORS["mask"]] * (len(words) - 1))
+    for b, p in zip(bars, probs):
+        ax.text(b.get_x() + b.get_width() / 2, p, f"{p:.2f}", ha="center", va="bottom", fontsize=9)
+    ax.set_xticks(range(len(words)), words)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("candidate next token")
+    ax.set_ylabel("probability")
+    ax.set_title(title)
+    fig.tight_layout()
     return fig
 
 
@@ -79,17 +77,16 @@ def plot_ttft(T_values, seconds, title: str = "Prefill time vs prompt length"):
 def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None = None):
     """Heatmap of one head's keys or values ``[T, d_h]``: one row per prompt token."""
     x = np.asarray(x, dtype=float)
-    with _cjk_context():
-        if ax is None:
-            fig, (ax,) = new_figure(width=6.5, height=1.3 + 0.3 * max(len(words), 4))
-        else:
-            fig = ax.figure
-        vmax = vmax or float(np.abs(x).max()) or 1.0
-        im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
-        ax.set_yticks(range(len(words)), [f"{t}: {token_label(w)}" for t, w in enumerate(words)])
-        ax.set_xlabel("dimension of the head (0 .. d_h-1)")
-        ax.set_ylabel("position t: token")
-        ax.set_title(text_label(title))
-        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="value")
-        fig.tight_layout()
+    if ax is None:
+        fig, (ax,) = new_figure(width=6.5, height=1.3 + 0.3 * max(len(words), 4))
+    else:
+        fig = ax.figure
+    vmax = vmax or float(np.abs(x).max()) or 1.0
+    im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
+    ax.set_yticks(range(len(words)), [f"{t}: {w}" for t, w in enumerate(words)])
+    ax.set_xlabel("dimension of the head (0 .. d_h-1)")
+    ax.set_ylabel("position t: token")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="value")
+    fig.tight_layout()
     return fig

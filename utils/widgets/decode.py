@@ -8,15 +8,14 @@ import torch
 
 from ..cache import KVCache
 from ..generate import decode_step, prefill
+from ..perf import torch_threads
 from ..plots import COLORS
-from ..timing import torch_threads
 from . import _STYLE, Panel, int_slider
 
 
 DECODE_PROMPT = "<BOS> he has three small dogs . they"
 
-# The viewer's two grids are HTML tables (cheap to redraw on every slider move, and the browser
-# writes Chinese tokens, which matplotlib's default font cannot). Same colours as the figures.
+# The viewer's two grids are HTML tables: cheap to redraw on every slider move. Same colours as the figures.
 _DECODE_CSS = (
     "<style>"
     ".decode-grid{border-collapse:collapse;font-size:11px;line-height:1.1}"

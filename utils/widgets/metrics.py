@@ -24,8 +24,8 @@ class DecodeBoundPanel(Panel):
     """The memory-bandwidth limit of decode: model, dtype, B, T and hardware -> bytes per step,
     the fastest possible TPOT and the most tokens/s (``utils.perf.decode_bound``).
 
-    ``measured_GBps``: this machine's bandwidth (e.g. from ``utils.perf.memory_bandwidth``), offered
-    as the first hardware choice.
+    ``measured_GBps``: this machine's bandwidth (e.g. the ``limit_Bps`` that
+    ``utils.perf.decode_vs_bandwidth`` measures), offered as the first hardware choice.
     """
 
     title = "Decode is memory-bound: bytes per step / bandwidth = fastest TPOT"
