@@ -3,17 +3,33 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
-import re
-import warnings
+from pathlib import Path
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
+from matplotlib import font_manager
 from matplotlib.figure import Figure
 
-# Without a Chinese font, token_label writes Chinese words as "zh:<gloss>"; should a glyph still slip
-# through (a font cache that predates a newly installed font), one missing box is not worth a warning
-# per character in every notebook output.
-warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from (current )?font", category=UserWarning)
+# matplotlib's default font, DejaVu Sans, has no Chinese glyphs. The package ships a subset of Noto
+# Sans CJK SC holding every Chinese character the course writes (tools/subset_font.py makes it) and
+# appends its family to ``font.family``: matplotlib (>= 3.6) draws each character with the first font
+# of that list that has its glyph, so Latin text stays in the default font and Chinese uses this one,
+# the same on every machine whatever fonts it has installed. (Only ``font.family`` falls back glyph by
+# glyph; the ``font.sans-serif`` list picks one font.) Fonts are looked up when a figure is drawn,
+# which is why this is a global setting and not a context around figure creation.
+COURSE_FONT = Path(__file__).resolve().parent.parent / "data" / "fonts" / "NotoSansSC-course-subset.otf"
+
+
+def _register_course_font() -> str:
+    """Make ``COURSE_FONT`` the fallback of every figure; returns its family name."""
+    font_manager.fontManager.addfont(str(COURSE_FONT))
+    family = font_manager.FontProperties(fname=str(COURSE_FONT)).get_name()
+    if family not in mpl.rcParams["font.family"]:
+        mpl.rcParams["font.family"] = [*mpl.rcParams["font.family"], family]
+    return family
+
+
+COURSE_FONT_FAMILY = _register_course_font()
 
 # One colour per idea, used the same way in every notebook.
 COLORS = {"prefill": "#1f77b4", "decode": "#ff7f0e", "cached": "#2ca02c", "recompute": "#d62728",
@@ -59,49 +75,6 @@ def format_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} TiB"
-
-
-# English glosses of the course language's Chinese words, for figures: matplotlib's default
-# font has no Chinese glyphs (they would show as empty boxes), so plots label them "zh:cat".
-_ZH_GLOSS = {
-    "我": "I", "你": "you", "他": "he", "她": "she", "我们": "we", "他们": "they",
-    "很": "really", "喜欢": "like", "不": "not", "也": "also", "有": "have", "。": ".",
-    "一": "one", "两": "two", "三": "three", "只": "MW-zhi", "条": "MW-tiao", "匹": "MW-pi",
-    "小": "small", "大": "big", "白": "white", "黑": "black",
-    "猫": "cat", "狗": "dog", "鱼": "fish", "鸟": "bird", "兔子": "rabbit", "马": "horse",
-}
-_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei",
-              "WenQuanYi Micro Hei", "SimHei", "Microsoft YaHei", "PingFang SC", "Heiti SC",
-              "AR PL UMing CN", "Droid Sans Fallback")
-
-
-@functools.lru_cache(maxsize=None)
-def _cjk_font() -> str | None:
-    """Name of an installed font with Chinese glyphs (None on a bare machine or Colab)."""
-    from matplotlib import font_manager
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    return next((n for n in _CJK_FONTS if n in names), None)
-
-
-def token_label(word: str) -> str:
-    """How a token is written in a figure: itself, or ``zh:<gloss>`` for Chinese when no font has its glyphs."""
-    if word.isascii() or _cjk_font() is not None:
-        return word
-    return "zh:" + _ZH_GLOSS.get(word, "?")
-
-
-def text_label(text: str) -> str:
-    """``text`` with every run of Chinese characters written by ``token_label`` (for titles)."""
-    return _CJK_RUN.sub(lambda m: token_label(m.group()), text)
-
-
-_CJK_RUN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff]+")
-
-
-def _cjk_context():
-    """rc settings that put a Chinese-capable font first, when one is installed."""
-    font = _cjk_font()
-    return plt.rc_context({"font.sans-serif": [font, "DejaVu Sans"]} if font else {})
 
 
 # The sections' public names, importable from ``utils.plots`` as before the split (notebooks and tests rely on it).

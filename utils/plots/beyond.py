@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import COLORS, _cjk_context, subplots, token_label
+from . import COLORS, subplots
 from .bug_lab import _positive_floor
 
 
@@ -91,12 +91,11 @@ def plot_beam_tree(result, words, title: str = "Beam search: which beam continue
         row = result.parents[s][row]
     path.append((-1, 0))
     ax.plot(*zip(*path), "-", color=COLORS["cached"], lw=3, zorder=2)
-    with _cjk_context():
-        box = dict(boxstyle="round,pad=0.2", fc="white", ec="#999")
-        ax.text(-1, 0, "prompt", ha="center", va="center", fontsize=8, bbox=box, zorder=3)
-        for s in range(n_steps):
-            for b, word in enumerate(words(result.step_tokens[s])):
-                ax.text(s, b, token_label(word), ha="center", va="center", fontsize=8, bbox=box, zorder=3)
+    box = dict(boxstyle="round,pad=0.2", fc="white", ec="#999")
+    ax.text(-1, 0, "prompt", ha="center", va="center", fontsize=8, bbox=box, zorder=3)
+    for s in range(n_steps):
+        for b, word in enumerate(words(result.step_tokens[s])):
+            ax.text(s, b, word, ha="center", va="center", fontsize=8, bbox=box, zorder=3)
     ax.set_xticks(range(n_steps))
     ax.set_xticklabels([str(s + 1) for s in range(n_steps)])
     ax.set_xlabel("step (new token number)")

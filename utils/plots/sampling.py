@@ -4,7 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import COLORS, _cjk_context, new_figure, subplots, text_label, token_label
+from . import COLORS, new_figure, subplots
 
 
 SAMPLING_STAGES = ("original", "temperature", "top_k", "top_p")  # the keys of sampling.filter_stages
@@ -29,27 +29,26 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     }
     colors = {"original": COLORS["prefill"], "temperature": COLORS["decode"], "top_k": COLORS["K"],
               "top_p": COLORS["cached"]}
-    labels = [f"{token_label(w)}\n#{i}" for i, w in zip(ids, words)]
+    labels = [f"{w}\n#{i}" for i, w in zip(ids, words)]
     x = np.arange(len(ids))
-    with _cjk_context():
-        fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
-        for ax, name in zip(axes, SAMPLING_STAGES):
-            probs = np.asarray(stages[name], dtype=float)
-            alive = probs > 0
-            ax.bar(x[alive], probs[alive], color=colors[name])
-            for xi in x[~alive]:  # removed by this step or an earlier one
-                ax.text(xi, 0.02, "×", ha="center", va="bottom", fontsize=11, color=COLORS["mask"])
-            for xi, pr in zip(x[alive], probs[alive]):
-                if pr >= 0.005:
-                    ax.text(xi, pr, f"{pr:.2f}", ha="center", va="bottom", fontsize=8)
-            ax.set_ylim(0, 1.15)
-            ax.set_ylabel("probability")
-            ax.set_title(titles[name], fontsize=10, loc="left")
-        axes[-1].set_xticks(x, labels, fontsize=8)
-        axes[-1].set_xlabel(f"next token (the {len(ids)} most likely under the model; × = removed)")
-        if title:
-            fig.suptitle(text_label(title))
-        fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)  # tight_layout is slow
+    fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
+    for ax, name in zip(axes, SAMPLING_STAGES):
+        probs = np.asarray(stages[name], dtype=float)
+        alive = probs > 0
+        ax.bar(x[alive], probs[alive], color=colors[name])
+        for xi in x[~alive]:  # removed by this step or an earlier one
+            ax.text(xi, 0.02, "×", ha="center", va="bottom", fontsize=11, color=COLORS["mask"])
+        for xi, pr in zip(x[alive], probs[alive]):
+            if pr >= 0.005:
+                ax.text(xi, pr, f"{pr:.2f}", ha="center", va="bottom", fontsize=8)
+        ax.set_ylim(0, 1.15)
+        ax.set_ylabel("probability")
+        ax.set_title(titles[name], fontsize=10, loc="left")
+    axes[-1].set_xticks(x, labels, fontsize=8)
+    axes[-1].set_xlabel(f"next token (the {len(ids)} most likely under the model; × = removed)")
+    if title:
+        fig.suptitle(title)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)  # tight_layout is slow
     return fig
 
 
@@ -62,17 +61,16 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str = "Tem
     cmap = plt.get_cmap("coolwarm")
     x = np.arange(len(words))
     width = 0.8 / len(temps)
-    with _cjk_context():
-        fig, (ax,) = new_figure(width=8.0, height=3.6)
-        for j, t in enumerate(temps):
-            label = "T = 0 (greedy)" if t == 0 else f"T = {t:g}"
-            ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
-                   color=cmap(j / max(len(temps) - 1, 1)), label=label)
-        ax.set_xticks(x, [token_label(w) for w in words])
-        ax.set_ylim(0, 1.05)
-        ax.set_xlabel("next token (most likely first)")
-        ax.set_ylabel("probability")
-        ax.set_title(text_label(title))
-        ax.legend(frameon=False)
-        fig.tight_layout()
+    fig, (ax,) = new_figure(width=8.0, height=3.6)
+    for j, t in enumerate(temps):
+        label = "T = 0 (greedy)" if t == 0 else f"T = {t:g}"
+        ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
+               color=cmap(j / max(len(temps) - 1, 1)), label=label)
+    ax.set_xticks(x, words)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("next token (most likely first)")
+    ax.set_ylabel("probability")
+    ax.set_title(title)
+    ax.legend(frameon=False)
+    fig.tight_layout()
     return fig

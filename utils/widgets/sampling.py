@@ -76,7 +76,6 @@ class SamplingPanel(Panel):
         )
 
     def plot(self, s: dict):
-        from ..plots import plot_sampling_stages, token_label
-        prompt = " ".join(token_label(w) for w in s["prompt"].split())  # no Chinese glyphs without a CJK font
+        from ..plots import plot_sampling_stages
         return plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s,
-                                    title=f"Next token after “{prompt}”")
+                                    title=f"Next token after “{s['prompt']}”")
