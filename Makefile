@@ -65,7 +65,7 @@ test-main: venv
 test-colab: venv-colab
 	@echo "== Colab-like environment: $$($(COLAB_PY) -c 'import ipywidgets, matplotlib, transformers; print("ipywidgets", ipywidgets.__version__, "matplotlib", matplotlib.__version__, "transformers", transformers.__version__)')"
 	@status=0; \
-	$(COLAB_PY) -m pytest -q -p no:cacheprovider $$(ls tests/test_widgets_*.py tests/test_quiz.py 2>/dev/null) tests/test_fonts.py tests/test_hf_parity.py tests/test_colab.py || status=1; \
+	$(COLAB_PY) -m pytest -q -p no:cacheprovider $$(ls tests/test_widgets_*.py tests/test_quiz.py 2>/dev/null) tests/test_fonts.py tests/test_hf.py tests/test_colab.py || status=1; \
 	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 		$(COLAB_PY) -m pytest --nbval-lax -q -p no:cacheprovider notebooks/ || status=1; \
 	fi; \

@@ -1,4 +1,4 @@
-"""Notebook 02's widget (PrefillKVPanel) and the timing helpers of notebooks 00/02, no browser."""
+"""Notebook 02's widget (PrefillKVPanel), no browser."""
 import random
 
 import matplotlib
@@ -7,9 +7,7 @@ import torch
 
 matplotlib.use("Agg")
 
-from utils import generate, prefill  # noqa: E402
-from utils.perf import time_interleaved, torch_threads, ttft_vs_prompt_length  # noqa: E402
-from utils.timeline import median_timeline, timeline  # noqa: E402
+from utils import prefill  # noqa: E402
 from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
 
 
@@ -92,55 +90,3 @@ def test_sweep_every_control_and_random_combinations(panel):
 
 
 # --- utils.perf, utils.timeline ----------------------------------------------------------------
-def test_time_helpers_return_one_positive_median_per_length(model_tok):
-    model = model_tok[0]
-    Ts = [4, 16]
-    with torch_threads(1):
-        ttft = ttft_vs_prompt_length(model, Ts, 2, no_cache=False)
-    times = [s.median for s in ttft["cached"]]
-    assert ttft["T"] == Ts and ttft["no_cache"] is None
-    assert len(times) == len(Ts) and all(t > 0 for t in times)
-    assert time_interleaved({"f": lambda: None}, repeats=3)["f"].median >= 0
-    calls = []
-    fns = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
-    assert len(time_interleaved(fns, repeats=2, warmup=0)) == 2
-    assert calls == ["a", "b", "a", "b"]  # interleaved: one round of every function, then the next
-    with pytest.raises(ValueError):
-        ttft_vs_prompt_length(model, [model.cfg.max_seq_len + 1])
-    with pytest.raises(ValueError):
-        time_interleaved({"f": lambda: None}, repeats=0)
-
-
-def test_torch_threads_restores_the_setting():
-    before = torch.get_num_threads()
-    with torch_threads(1):
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == before
-
-
-def test_timeline_lays_the_steps_end_to_end(model_tok):
-    model, tok = model_tok
-    r = generate(model, tok.encode("<BOS> 我 喜欢"), 5)
-    segs = timeline(r)
-    assert [s.phase for s in segs] == ["prefill"] + ["decode"] * (len(segs) - 1)
-    assert len(segs) == r.lengths[0] == 5
-    assert segs[0].start_s == 0.0
-    assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(segs, segs[1:]))
-    assert abs(segs[-1].end_s - r.total_s) < 1e-9
-    assert [s.token for s in segs] == r.tokens[0].tolist()
-
-
-def test_median_timeline_takes_each_step_median(model_tok):
-    model, tok = model_tok
-    runs = [generate(model, tok.encode("<BOS> 我 喜欢"), 4) for _ in range(3)]
-    segs = median_timeline(runs)
-    assert len(segs) == 4 and segs[0].phase == "prefill"
-    for i, s in enumerate(segs):
-        assert s.duration_s == sorted(timeline(r)[i].duration_s for r in runs)[1]
-    assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(segs, segs[1:]))
-    fastest = median_timeline(runs, stat="min")
-    assert [s.duration_s for s in fastest] == [min(timeline(r)[i].duration_s for r in runs) for i in range(4)]
-    with pytest.raises(ValueError):
-        median_timeline([runs[0], generate(model, tok.encode("<BOS> 我 喜欢"), 2)])
-    with pytest.raises(ValueError):
-        median_timeline(runs, stat="mean")

@@ -1,16 +1,15 @@
-"""Notebook 03's side-by-side viewer (DecodePanel) and its timing helper, no browser, no kernel."""
+"""Notebook 03's side-by-side viewer (DecodePanel), no browser, no kernel."""
 import random
 import re
 
 import matplotlib
 import pytest
-import torch
 
 matplotlib.use("Agg")
 
-from utils import Decoder, generate  # noqa: E402
+from utils import generate  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
-from utils.perf import torch_threads, tpot_vs_context  # noqa: E402
+from utils.perf import torch_threads  # noqa: E402
 from utils.widgets import DECODE_PROMPT, DecodePanel, trace_decode  # noqa: E402
 
 N_NEW = 10
@@ -218,13 +217,3 @@ def test_the_course_model_in_the_viewer():
     _check_ok(panel, s)
     assert s["stop"] == "eos" and s["generated"][-1] == "<EOS>" and s["produced"] == "<EOS>"
     assert panel.controls["step"].max == s["n_steps"] == len(s["generated"]) - 1
-
-
-def test_tpot_vs_context_shape():
-    torch.manual_seed(0)
-    model = Decoder(COURSE_CONFIG).eval()
-    t = tpot_vs_context(model, [4, 16, 64], repeats=2, cache_kind="dynamic", no_cache_max=16)
-    assert t["T"] == [4, 16, 64] and len(t["cached"]) == 3
-    assert t["no_cache"][2] is None and all(s.median > 0 for s in t["cached"] + t["no_cache"][:2])
-    with pytest.raises(ValueError):
-        tpot_vs_context(model, [COURSE_CONFIG.max_seq_len], repeats=1)

@@ -1,0 +1,43 @@
+"""utils/perf.py: the timing loop, the TTFT and TPOT curves, the thread setting."""
+import pytest
+import torch
+
+from utils import Decoder
+from utils.course_model import COURSE_CONFIG
+from utils.perf import time_interleaved, torch_threads, tpot_vs_context, ttft_vs_prompt_length
+
+
+def test_time_helpers_return_one_positive_median_per_length(model_tok):
+    model = model_tok[0]
+    Ts = [4, 16]
+    with torch_threads(1):
+        ttft = ttft_vs_prompt_length(model, Ts, 2, no_cache=False)
+    times = [s.median for s in ttft["cached"]]
+    assert ttft["T"] == Ts and ttft["no_cache"] is None
+    assert len(times) == len(Ts) and all(t > 0 for t in times)
+    assert time_interleaved({"f": lambda: None}, repeats=3)["f"].median >= 0
+    calls = []
+    fns = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    assert len(time_interleaved(fns, repeats=2, warmup=0)) == 2
+    assert calls == ["a", "b", "a", "b"]  # interleaved: one round of every function, then the next
+    with pytest.raises(ValueError):
+        ttft_vs_prompt_length(model, [model.cfg.max_seq_len + 1])
+    with pytest.raises(ValueError):
+        time_interleaved({"f": lambda: None}, repeats=0)
+
+
+def test_torch_threads_restores_the_setting():
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_tpot_vs_context_shape():
+    torch.manual_seed(0)
+    model = Decoder(COURSE_CONFIG).eval()
+    t = tpot_vs_context(model, [4, 16, 64], repeats=2, cache_kind="dynamic", no_cache_max=16)
+    assert t["T"] == [4, 16, 64] and len(t["cached"]) == 3
+    assert t["no_cache"][2] is None and all(s.median > 0 for s in t["cached"] + t["no_cache"][:2])
+    with pytest.raises(ValueError):
+        tpot_vs_context(model, [COURSE_CONFIG.max_seq_len], repeats=1)

@@ -1,0 +1,33 @@
+"""utils/timeline.py: a generation's steps laid end to end, and their median over runs."""
+import pytest
+
+from utils import generate
+from utils.timeline import median_timeline, timeline
+
+
+def test_timeline_lays_the_steps_end_to_end(model_tok):
+    model, tok = model_tok
+    r = generate(model, tok.encode("<BOS> 我 喜欢"), 5)
+    segs = timeline(r)
+    assert [s.phase for s in segs] == ["prefill"] + ["decode"] * (len(segs) - 1)
+    assert len(segs) == r.lengths[0] == 5
+    assert segs[0].start_s == 0.0
+    assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(segs, segs[1:]))
+    assert abs(segs[-1].end_s - r.total_s) < 1e-9
+    assert [s.token for s in segs] == r.tokens[0].tolist()
+
+
+def test_median_timeline_takes_each_step_median(model_tok):
+    model, tok = model_tok
+    runs = [generate(model, tok.encode("<BOS> 我 喜欢"), 4) for _ in range(3)]
+    segs = median_timeline(runs)
+    assert len(segs) == 4 and segs[0].phase == "prefill"
+    for i, s in enumerate(segs):
+        assert s.duration_s == sorted(timeline(r)[i].duration_s for r in runs)[1]
+    assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(segs, segs[1:]))
+    fastest = median_timeline(runs, stat="min")
+    assert [s.duration_s for s in fastest] == [min(timeline(r)[i].duration_s for r in runs) for i in range(4)]
+    with pytest.raises(ValueError):
+        median_timeline([runs[0], generate(model, tok.encode("<BOS> 我 喜欢"), 2)])
+    with pytest.raises(ValueError):
+        median_timeline(runs, stat="mean")
