@@ -71,6 +71,8 @@ import random
 from functools import lru_cache
 from typing import NamedTuple
 
+from .validate import check_int
+
 SPECIALS = ("<PAD>", "<BOS>", "<EOS>")  # ids 0, 1, 2
 
 # --- the lexicon ----------------------------------------------------------------------------
@@ -244,8 +246,7 @@ def _draw_doc(rng: random.Random) -> str:
 
 def make_corpus(n_docs: int, seed: int = 0) -> list[str]:
     """``n_docs`` documents drawn from the grammar; the same ``seed`` gives the same list."""
-    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 0:
-        raise ValueError(f"n_docs must be an int >= 0, got {n_docs!r}")
+    check_int("n_docs", n_docs, minimum=0)
     rng = random.Random(seed)
     return [_draw_doc(rng) for _ in range(n_docs)]
 

@@ -31,6 +31,7 @@ from .config import ModelConfig
 from .corpus import entropy_per_token, make_splits, vocabulary
 from .model import Decoder
 from .tokenizer import Tokenizer
+from .validate import check_int
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 WEIGHTS_PATH = DATA_DIR / "course_model.safetensors"
@@ -143,8 +144,7 @@ def train(
     ``grammar_entropy`` (the best possible loss on the held-out set), ``seconds`` (wall clock)
     and ``cpu_seconds``.
     """
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    check_int("steps", steps)
     tok = course_tokenizer()
     if cfg.vocab_size != tok.vocab_size:
         raise ValueError(f"cfg.vocab_size={cfg.vocab_size} but the tokenizer has {tok.vocab_size} words")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
+from .validate import check_int
 
 # Bytes per stored element. float8 and int8 are quantised caches (plus small scale tensors,
 # not counted here).
@@ -37,10 +38,7 @@ def kv_cache_bytes(
     sizes = {"n_layers": n_layers, "batch_size": batch_size, "n_kv_heads": n_kv_heads,
              "seq_len": seq_len, "head_dim": head_dim}
     for name, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be an int, got {value!r}")
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
+        check_int(name, value, minimum=0)
     return 2 * n_layers * batch_size * n_kv_heads * seq_len * head_dim * bytes_per_element(dtype)
 
 

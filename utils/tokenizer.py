@@ -19,6 +19,8 @@ from typing import Iterable, Sequence
 
 import torch
 
+from .validate import is_int
+
 PAD, BOS, EOS = "<PAD>", "<BOS>", "<EOS>"
 
 
@@ -72,7 +74,7 @@ class Tokenizer:
             ids = ids.tolist()
         words = []
         for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.vocab_size:
+            if not is_int(i) or not 0 <= i < self.vocab_size:
                 raise ValueError(f"token id {i!r} is not in the vocabulary [0, {self.vocab_size - 1}]")
             if skip_special and i <= self.eos_id:
                 continue
