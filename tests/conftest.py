@@ -21,6 +21,17 @@ def tiny_model(kind: str = "GQA", seed: int = 0, **overrides) -> Decoder:
     return Decoder(cfg).eval()
 
 
+def prompt_ids(T: int, seed: int = 0) -> torch.Tensor:
+    """A seeded random prompt ``[1, T]`` of the tiny models' vocabulary (no id 0)."""
+    return torch.randint(1, TINY["vocab_size"], (1, T), generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.fixture(scope="module")
+def model() -> Decoder:
+    """A tiny GQA model shared by the tests of one module (a test file may define its own ``model``)."""
+    return tiny_model("GQA")
+
+
 @pytest.fixture(params=list(LAYOUTS))
 def any_layout_model(request) -> Decoder:
     return tiny_model(request.param)

@@ -2,25 +2,16 @@
 import pytest
 import torch
 
-from conftest import tiny_model
+from conftest import prompt_ids
 from utils import KVCache, StaticKVCache, decode_step, generate, prefill
 from utils.beam import beam_search
 
 TOL = 1e-4
 
 
-@pytest.fixture(scope="module")
-def model():
-    return tiny_model("GQA")
-
-
-def _ids(T, seed=0):
-    return torch.randint(1, 101, (1, T), generator=torch.Generator().manual_seed(seed))
-
-
 @pytest.mark.parametrize("cache", ["dynamic", "static"])
 def test_beam_search_with_reorder_equals_recompute_for_every_beam(model, cache):
-    res = beam_search(model, _ids(6), 4, 10, cache_kind=cache, tol=TOL)
+    res = beam_search(model, prompt_ids(6), 4, 10, cache_kind=cache, tol=TOL)
     assert res.report.ok, res.report.verdict
     assert res.sequences.shape == (4, 16) and len(res.parents) == 10
     assert torch.all(res.scores[:-1] >= res.scores[1:])  # best beam first
@@ -29,7 +20,7 @@ def test_beam_search_with_reorder_equals_recompute_for_every_beam(model, cache):
 
 @pytest.mark.parametrize("cache", ["dynamic", "static"])
 def test_beam_search_without_reorder_diverges(model, cache):
-    res = beam_search(model, _ids(6), 4, 10, reorder=False, cache_kind=cache, tol=TOL)
+    res = beam_search(model, prompt_ids(6), 4, 10, reorder=False, cache_kind=cache, tol=TOL)
     assert not res.report.ok
     # it diverges exactly once the parents stop being 0, 1, 2, ... (step s uses parents[s - 1])
     first_shuffle = next(s for s, p in enumerate(res.parents, 1) if p != list(range(4)) and s > 1)
@@ -37,7 +28,7 @@ def test_beam_search_without_reorder_diverges(model, cache):
 
 
 def test_beam_search_scores_are_the_sequences_log_probs(model):
-    res = beam_search(model, _ids(5), 3, 6)
+    res = beam_search(model, prompt_ids(5), 3, 6)
     with torch.inference_mode():
         logp = torch.log_softmax(model(res.sequences).float(), dim=-1)  # (beams, T, V)
     new = res.sequences[:, 5:]
@@ -46,7 +37,7 @@ def test_beam_search_scores_are_the_sequences_log_probs(model):
 
 
 def test_one_beam_is_greedy(model):
-    ids = _ids(6, seed=4)
+    ids = prompt_ids(6, seed=4)
     res = beam_search(model, ids, 1, 8)
     assert res.sequences[0, 6:].tolist() == generate(model, ids, 8).tokens[0].tolist()
 
@@ -54,7 +45,7 @@ def test_one_beam_is_greedy(model):
 def test_beam_search_bad_input(model):
     for kwargs in (dict(n_beams=0, n_steps=2), dict(n_beams=2, n_steps=-1), dict(n_beams=2, n_steps=2, cache_kind="x")):
         with pytest.raises(ValueError):
-            beam_search(model, _ids(3), **kwargs)
+            beam_search(model, prompt_ids(3), **kwargs)
     with pytest.raises(ValueError, match="one sequence"):
         beam_search(model, torch.ones(2, 3, dtype=torch.long), 2, 2)
 

@@ -4,11 +4,8 @@ import time
 import pytest
 import torch
 
+from conftest import prompt_ids
 from utils import hub
-
-
-def _ids(T, seed=0):
-    return torch.randint(1, 101, (1, T), generator=torch.Generator().manual_seed(seed))
 
 
 def test_hub_detection_respects_hf_hub_offline(monkeypatch):
@@ -48,4 +45,4 @@ def test_load_pretrained_from_a_local_folder_gives_the_same_logits(tmp_path):
     assert why is None and tok is None and not hf_model.training
     assert next(hf_model.parameters()).dtype == torch.float32
     ours = from_hf(hf_model)
-    assert hub.max_logit_diff(hf_model, ours, _ids(10) % 97) < 1e-4
+    assert hub.max_logit_diff(hf_model, ours, prompt_ids(10) % 97) < 1e-4

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from conftest import tiny_model
+from conftest import prompt_ids, tiny_model
 from utils import KVCache, prefill
 from utils.sliding import (SlidingWindowKVCache, band_mask, compare_sliding, feed, memory_trace,
                            windowed_recompute)
@@ -10,27 +10,18 @@ from utils.sliding import (SlidingWindowKVCache, band_mask, compare_sliding, fee
 TOL = 1e-4
 
 
-@pytest.fixture(scope="module")
-def model():
-    return tiny_model("GQA")
-
-
-def _ids(T, seed=0):
-    return torch.randint(1, 101, (1, T), generator=torch.Generator().manual_seed(seed))
-
-
 # --- sliding window --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["MHA", "GQA", "MQA"])
 def test_sliding_equals_full_attention_while_T_fits_the_window(kind):
     W = 12
-    out = compare_sliding(tiny_model(kind), _ids(W), W)
+    out = compare_sliding(tiny_model(kind), prompt_ids(W), W)
     assert max(out.diff_full) <= TOL
 
 
 def test_sliding_differs_from_full_attention_after_the_window_but_equals_the_band_mask(model):
     W = 8
-    out = compare_sliding(model, _ids(30), W)
+    out = compare_sliding(model, prompt_ids(30), W)
     assert max(out.diff_full[:W]) <= TOL
     assert out.first_differing_position(TOL) == W  # the first token that has lost one key
     assert min(out.diff_full[W:]) > TOL
@@ -39,7 +30,7 @@ def test_sliding_differs_from_full_attention_after_the_window_but_equals_the_ban
 
 def test_sliding_memory_stays_at_most_W_and_positions_keep_counting(model):
     W = 8
-    out = compare_sliding(model, _ids(30), W)
+    out = compare_sliding(model, prompt_ids(30), W)
     assert out.stored == [min(t + 1, W) for t in range(30)]
     assert out.n_seen == list(range(1, 31))
     cfg = model.cfg
@@ -49,7 +40,7 @@ def test_sliding_memory_stays_at_most_W_and_positions_keep_counting(model):
 
 
 def test_feed_a_prompt_longer_than_the_window(model):
-    W, ids = 6, _ids(20, seed=1)
+    W, ids = 6, prompt_ids(20, seed=1)
     cache = SlidingWindowKVCache(W)
     with torch.inference_mode():
         logits = feed(model, ids, cache)
@@ -62,7 +53,7 @@ def test_generate_and_decode_step_continue_positions_with_a_sliding_cache(model)
     """The model reads positions from cache.n_seen: decode_step needs no special handling."""
     from utils import decode_step
 
-    ids = _ids(10, seed=2)
+    ids = prompt_ids(10, seed=2)
     W = 4
     cache = SlidingWindowKVCache(W)
     with torch.inference_mode():
@@ -73,7 +64,7 @@ def test_generate_and_decode_step_continue_positions_with_a_sliding_cache(model)
 
 
 def test_sliding_with_a_window_larger_than_the_text_is_a_normal_cache(model):
-    ids = _ids(16, seed=3)
+    ids = prompt_ids(16, seed=3)
     sliding, full = SlidingWindowKVCache(100), KVCache()
     with torch.inference_mode():
         a = feed(model, ids, sliding)
@@ -87,23 +78,23 @@ def test_sliding_cache_rejects_what_it_cannot_do(model):
         SlidingWindowKVCache(0)
     cache = SlidingWindowKVCache(4)
     with torch.inference_mode():
-        model(_ids(3), cache=cache)
+        model(prompt_ids(3), cache=cache)
         with pytest.raises(ValueError, match="one token at a time"):
-            model(_ids(3), cache=cache)  # 3 + 3 > 4
+            model(prompt_ids(3), cache=cache)  # 3 + 3 > 4
     with pytest.raises(ValueError, match="cropped"):
         cache.crop(1)
     with pytest.raises(ValueError, match="padded"):
         with torch.inference_mode():
-            prefill(model, _ids(3), torch.tensor([[0, 1, 1]]), SlidingWindowKVCache(4))
+            prefill(model, prompt_ids(3), torch.tensor([[0, 1, 1]]), SlidingWindowKVCache(4))
 
 
 def test_sliding_positions_stop_at_max_seq_len():
     m = tiny_model("GQA", max_seq_len=12)
     cache = SlidingWindowKVCache(4)
     with torch.inference_mode():
-        feed(m, _ids(12), cache)
+        feed(m, prompt_ids(12), cache)
         with pytest.raises(ValueError, match="max_seq_len"):
-            m(_ids(1), cache=cache)
+            m(prompt_ids(1), cache=cache)
 
 
 def test_band_mask():
@@ -111,7 +102,7 @@ def test_band_mask():
 
 
 def test_memory_trace_static_allocates_once_dynamic_every_step(model):
-    ids = _ids(5)
+    ids = prompt_ids(5)
     dyn = memory_trace(model, ids, 10, "dynamic")
     sta = memory_trace(model, ids, 10, "static")
     sli = memory_trace(model, ids, 10, "sliding", window=8)
