@@ -79,7 +79,36 @@ CASES = [
     ("thread count 0", lambda: torch_threads(0).__enter__(), "0"),
     ("prefill timing of length 0", lambda: ttft_vs_prompt_length(M, [0]), "[0]"),
     ("metrics of zero tokens", lambda: metrics(ttft_s=0.1, tpot_s=0.01, n_tokens=0), "0"),
+    # what learners really pass
+    ("prefill's (logits, cache) tuple as the cache", lambda: decode_step(M, torch.tensor([1]), prefill(M, IDS)), "unpack"),
+    ("a cache kind's name as the cache", lambda: prefill(M, IDS, cache="dynamic"), "cache_kind="),
+    ("an empty prompt from tok.encode('')", lambda: prefill(M, torch.tensor([[]])), "is the prompt empty"),
+    ("eos_id as a float", lambda: generate(M, IDS, 2, eos_id=2.0), "eos_id"),
+    ("the tokenizer in the model's place", lambda: generate(TOK, IDS, 3), "tokenizer="),
+    ("the model as the tokenizer", lambda: generate(M, IDS, 3, tokenizer=M), "tokenizer="),
+    ("ragged prompts", lambda: generate(M, [[1, 3, 10], [1, 3]], 3), "left_pad"),
+    ("seed as a string", lambda: generate(M, IDS, 3, seed="42"), "seed"),
+    ("cache update with a string layer", lambda: KVCache().update("0", torch.zeros(1, 2, 1, 4), torch.zeros(1, 2, 1, 4)),
+     "'0'"),
+    ("cache update with lists", lambda: KVCache().update(0, [0.0], [0.0]), "k and v"),
+    ("cache update of layer -1", lambda: KVCache().update(-1, torch.zeros(1, 2, 1, 4), torch.zeros(1, 2, 1, 4)), "-1"),
+    ("half k into a float32 cache", lambda: _filled().update(0, torch.zeros(1, 2, 1, 16).half(),
+                                                             torch.zeros(1, 2, 1, 16).half()), "torch.float16"),
+    ("a half model decoding into a float32 cache", lambda: decode_step(tiny_model("GQA", max_seq_len=32).half(),
+                                                                        torch.tensor([1]), _filled()), "dtype"),
+    ("a static cache of an unknown dtype name", lambda: StaticKVCache(M.cfg, 1, 8, dtype="fp12"), "'fp12'"),
+    ("an object that is not a config", lambda: StaticKVCache({"n_layers": 2}, 1, 8), "model.cfg"),
+    ("all -inf logits", lambda: sample(torch.full((1, 4), float("-inf")), temperature=1.0), "all -inf"),
 ]
+
+
+def test_reasonable_inputs_are_accepted():
+    """What a learner means is done: a dtype name, the model instead of its config, an eos tensor."""
+    assert StaticKVCache(M, 1, 8, dtype="float16").k[0].dtype == torch.float16
+    assert generate(M, IDS, 2, eos_id=torch.tensor(2)).tokens.shape[0] == 1
+    assert generate(M, [1, 2, 3], 2).tokens.shape == (1, 2)
+    logits = torch.tensor([[0.0, 1.0, 2.0, 3.0]]).half()
+    assert sample(logits, temperature=1e-4).item() == 3  # computed in float32: no overflow to inf
 
 
 @pytest.mark.parametrize("what,call,needle", CASES, ids=[c[0] for c in CASES])

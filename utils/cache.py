@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
-from .validate import check_crop, check_int, check_kv, check_reorder_index, is_int
+from .validate import as_torch_dtype, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
 class Cache:
@@ -130,6 +130,9 @@ class KVCache(Cache):
                     f"layer {layer}: new k {tuple(k.shape)} does not fit cached {tuple(self.k[layer].shape)} "
                     "(B, H_kv and d_h must match; only T grows)"
                 )
+            if k.dtype != self.k[layer].dtype:  # torch.cat would silently promote to the wider dtype
+                raise ValueError(f"layer {layer}: new k has dtype {k.dtype} but the cache holds {self.k[layer].dtype}: "
+                                 "decode with the model (and dtype) that filled the cache")
             self.k[layer] = torch.cat([self.k[layer], k], dim=2)  # (B, H_kv, T_old + T_new, d_h)
             self.v[layer] = torch.cat([self.v[layer], v], dim=2)
         return self.k[layer], self.v[layer]
@@ -163,13 +166,17 @@ class StaticKVCache(Cache):
         dtype: torch.dtype | None = None,
         device: torch.device | str | None = None,
     ) -> None:
+        if not isinstance(cfg, ModelConfig) and isinstance(getattr(cfg, "cfg", None), ModelConfig):
+            cfg = cfg.cfg  # a Decoder: its config is what sizes the cache
+        if not isinstance(cfg, ModelConfig):
+            raise ValueError(f"StaticKVCache needs a ModelConfig (model.cfg), got {type(cfg).__name__}")
         check_int("batch_size", batch_size)
         check_int("max_len", max_len)
         if max_len > cfg.max_seq_len:
             raise ValueError(f"max_len={max_len} exceeds the model's max_seq_len={cfg.max_seq_len}")
         self.cfg = cfg
         self.max_len = max_len
-        self.dtype = dtype or torch.get_default_dtype()
+        self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
         shape = (batch_size, cfg.n_kv_heads, max_len, cfg.head_dim)  # (B, H_kv, max_len, d_h)
         self.k = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self.v = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
@@ -188,7 +195,8 @@ class StaticKVCache(Cache):
                 f"[B={buf_k.shape[0]}, H_kv={buf_k.shape[1]}, T, d_h={buf_k.shape[3]}]"
             )
         if k.dtype != buf_k.dtype:
-            raise ValueError(f"k has dtype {k.dtype} but this StaticKVCache was allocated as {buf_k.dtype}")
+            raise ValueError(f"k has dtype {k.dtype} but this StaticKVCache was allocated as {buf_k.dtype}: "
+                             "allocate it with the model's dtype (dtype=model.lm_head.weight.dtype)")
         start, T_new = self._lens[layer], k.shape[2]
         end = start + T_new
         if end > self.max_len:

@@ -16,8 +16,9 @@ import torch
 from .cache import KVCache, make_cache
 from .flat_decode import check_flat, flat_decode_step, flat_weights
 from .sampling import sample
-from .validate import (CACHE_KINDS, STEPS, check_choice, check_decode_input, check_fits, check_forward, check_int,
-                       check_left_padded, check_pad_id, check_sampling_args, eos_set, stop_string_list)
+from .validate import (CACHE_KINDS, STEPS, as_id_batch, check_choice, check_decode_input, check_fits, check_forward,
+                       check_int, check_left_padded, check_model, check_pad_id, check_sampling_args, check_tokenizer,
+                       eos_set, stop_string_list)
 
 
 def left_pad(rows: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -113,14 +114,6 @@ class GenerationResult:
         return (self.ttft_s or 0.0) + sum(self.step_times_s)
 
 
-def _as_batch(input_ids) -> torch.Tensor:
-    if isinstance(input_ids, (list, tuple)):
-        input_ids = torch.tensor(input_ids, dtype=torch.long)
-    if isinstance(input_ids, torch.Tensor) and input_ids.dim() == 1:
-        input_ids = input_ids[None]  # (1, T): a single prompt
-    return input_ids
-
-
 def generate(
     model,
     input_ids,
@@ -149,8 +142,12 @@ def generate(
     decoded new text ends with one of them, even when the string spans several tokens.
     """
     # Every argument is checked before any work, each with a message that names it.
-    input_ids = _as_batch(input_ids)
+    check_model(model)
+    check_tokenizer(tokenizer)
+    input_ids = as_id_batch(input_ids)
     check_int("max_new_tokens", max_new_tokens, minimum=0)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
     check_choice("cache_kind", cache_kind, CACHE_KINDS)
     check_choice("step", step, STEPS)
     check_sampling_args(torch.zeros(1, 1), temperature, top_k, top_p)

@@ -33,7 +33,7 @@ def filtered_probs(
     check_sampling_args(logits, temperature, top_k, top_p)
     if temperature == 0:
         return torch.nn.functional.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
-    logits = logits / temperature  # < 1 sharpens, > 1 flattens
+    logits = logits.float() / temperature  # < 1 sharpens, > 1 flattens; float32, so a small T cannot overflow fp16
     if top_k is not None:
         logits = top_k_filter(logits, top_k)
     if top_p is not None and top_p < 1:
@@ -57,7 +57,11 @@ def sample(
     if temperature == 0:
         return logits.argmax(dim=-1)
     probs = filtered_probs(logits, temperature, top_k, top_p)
-    return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)  # (B,)
+    try:
+        return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)  # (B,)
+    except RuntimeError as e:  # raised only for a row with NaN, inf or all -inf logits: nothing to draw from
+        raise ValueError(f"cannot sample: some rows of logits hold NaN or are all -inf (no token is possible): {e}") \
+            from None
 
 
 def filter_stages(
@@ -78,7 +82,7 @@ def filter_stages(
     if temperature == 0:  # greedy: one token left, the filters have nothing to remove
         greedy = filtered_probs(logits, 0)
         return {**stages, "temperature": greedy, "top_k": greedy, "top_p": greedy}
-    scaled = logits / temperature  # (B, V)
+    scaled = logits.float() / temperature  # (B, V), float32 as in filtered_probs
     stages["temperature"] = torch.softmax(scaled.float(), dim=-1)
     if top_k is not None:
         scaled = top_k_filter(scaled, top_k)

@@ -46,6 +46,9 @@ def check_ids(input_ids, vocab_size: int) -> None:
     """``input_ids`` is a non-empty ``[B, T]`` integer tensor with every id in ``[0, V)``."""
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
         raise ValueError(f"input_ids must be a [B, T] tensor of token ids, got {_shape(input_ids)}")
+    if input_ids.numel() == 0:  # before the dtype: torch.tensor([[]]) is float32, and the real problem is emptiness
+        raise ValueError(f"empty input: input_ids has shape {tuple(input_ids.shape)}; is the prompt empty? "
+                         "A prompt needs at least one token (e.g. <BOS>)")
     if input_ids.dtype not in ID_DTYPES:
         raise ValueError(f"input_ids must hold integer token ids, got dtype {input_ids.dtype}")
     B, T = input_ids.shape
@@ -172,13 +175,60 @@ def check_sampling_args(logits, temperature, top_k, top_p) -> None:
 
 
 def eos_set(eos_id) -> set[int]:
-    """``eos_id`` (None, an int, or several ints) as a set."""
+    """``eos_id`` (None, an int, an integer tensor, or several ints) as a set."""
     if eos_id is None:
         return set()
-    ids = [eos_id] if is_int(eos_id) else list(eos_id)
-    if not all(is_int(i) for i in ids):
-        raise ValueError(f"eos_id must be an int or a list of ints, got {eos_id!r}")
+    if isinstance(eos_id, torch.Tensor) and not eos_id.is_floating_point() and eos_id.dim() <= 1:
+        eos_id = eos_id.tolist()  # torch.tensor(2) -> 2, torch.tensor([2, 3]) -> [2, 3]
+    if is_int(eos_id):
+        return {eos_id}
+    ids = list(eos_id) if isinstance(eos_id, (list, tuple, set, frozenset)) else [eos_id]
+    if not ids or not all(is_int(i) for i in ids):
+        raise ValueError(f"eos_id must be an int or a list of ints (token ids), got {eos_id!r}")
     return set(ids)
+
+
+def check_model(model, name: str = "model") -> None:
+    """The course's ``Decoder`` (a tokenizer or another object passed in its place is named)."""
+    from .model import Decoder  # the model module imports this one
+
+    if not isinstance(model, Decoder):
+        hint = " (that is the tokenizer: pass it as tokenizer=...)" if hasattr(model, "encode") else ""
+        raise ValueError(f"{name} must be a utils.Decoder (e.g. from load_course_model()), "
+                         f"got {type(model).__name__}{hint}")
+
+
+def check_tokenizer(tokenizer) -> None:
+    if tokenizer is not None and (isinstance(tokenizer, torch.nn.Module) or not callable(getattr(tokenizer, "decode", None))):
+        raise ValueError(f"tokenizer must have a decode(ids) method (e.g. the course Tokenizer), "
+                         f"got {type(tokenizer).__name__}: pass the model first, the tokenizer as tokenizer=...")
+
+
+def as_id_batch(input_ids) -> torch.Tensor:
+    """A prompt as ``[B, T]`` ids: a tensor, one list of ids, or equal-length lists of ids."""
+    if isinstance(input_ids, (list, tuple)):
+        rows = input_ids if input_ids and isinstance(input_ids[0], (list, tuple)) else [input_ids]
+        if len({len(r) for r in rows}) > 1:
+            raise ValueError(f"the prompts have different lengths {[len(r) for r in rows]}: left-pad them into one "
+                             "batch with utils.generate.left_pad(rows, pad_id) and pass its attention_mask")
+        if any(not is_int(i) for r in rows for i in r):
+            raise ValueError("token ids must be ints; got " + repr([i for r in rows for i in r if not is_int(i)][:5]))
+        input_ids = torch.tensor(rows, dtype=torch.long)
+    if isinstance(input_ids, torch.Tensor) and input_ids.dim() == 1:
+        input_ids = input_ids[None]  # (1, T): a single prompt
+    return input_ids
+
+
+def as_torch_dtype(dtype) -> torch.dtype | None:
+    """A torch dtype, or its name (``"float16"``, ``"bfloat16"``, ``"float32"``), for a cache's tensors."""
+    names = {"float16": torch.float16, "half": torch.float16, "fp16": torch.float16, "bfloat16": torch.bfloat16,
+             "bf16": torch.bfloat16, "float32": torch.float32, "float": torch.float32, "fp32": torch.float32,
+             "float64": torch.float64}
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str) and dtype in names:
+        return names[dtype]
+    raise ValueError(f"dtype={dtype!r}; use a torch dtype or one of {sorted(names)}")
 
 
 def stop_string_list(stop_strings, tokenizer) -> list[str]:
