@@ -1,0 +1,220 @@
+"""utils/exercises: every checker passes its reference solution and catches the mistakes learners make."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from utils import exercises as E
+from utils.exercises import solutions as S
+
+
+def _causal_off_by_one(T_new, T_past):
+    return torch.ones(T_new, T_past + T_new).tril(T_past - 1).bool()  # a query cannot see itself
+
+
+def _decode_position_zero(model, token_ids, cache):
+    """The new token rotated as if it were at position 0."""
+    class Zero:  # the same cache, but it claims to be empty when asked for the position
+        def __init__(self, c): self.c = c
+        seq_len = 0
+        def update(self, *a): return self.c.update(*a)
+    return S.decode_step(model, token_ids, Zero(cache))
+
+
+def _decode_no_update(model, token_ids, cache):
+    """Attends over the cache but never appends the new K/V."""
+    class ReadOnly:
+        def __init__(self, c): self.c, self.seq_len = c, c.seq_len
+        def update(self, layer, k, v):
+            K, V = self.c.layer_kv(layer)
+            return torch.cat([K, k], 2), torch.cat([V, v], 2)
+    return S.decode_step(model, token_ids, ReadOnly(cache))
+
+
+def _decode_layer0_only(model, token_ids, cache):
+    """Every layer reads layer 0's cache."""
+    class Layer0:
+        def __init__(self, c): self.c, self.seq_len = c, c.seq_len
+        def update(self, layer, k, v):
+            K, V = self.c.update(layer, k, v)
+            return (K, V) if layer == 0 else self.c.layer_kv(0)
+    return S.decode_step(model, token_ids, Layer0(cache))
+
+
+def _top_p_strict(logits, p):  # drops the token that crosses p
+    probs = torch.softmax(logits, -1)
+    sp, order = probs.sort(descending=True)
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) <= p)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _top_p_can_be_empty(logits, p):
+    probs = torch.softmax(logits, -1)
+    sp, order = probs.sort(descending=True)
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) < p)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _top_p_ascending(logits, p):
+    probs = torch.softmax(logits, -1)
+    sp, order = probs.sort()
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) - sp < p)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _stop_endswith(text, stops):
+    return next((text[: -len(s)] for s in stops if text.endswith(s)), None)
+
+
+def _stop_first_listed(text, stops):
+    return next((text[: text.find(s)] for s in stops if s in text), None)
+
+
+def _stop_keeps_string(text, stops):
+    hits = [(text.find(s), s) for s in stops if s in text]
+    return text[: min(hits)[0] + len(min(hits)[1])] if hits else None
+
+
+def _itl_with_ttft(times):  # the first gap counted from 0: TTFT is not an ITL
+    return float(np.percentile(np.diff([0.0] + list(times)), 95))
+
+
+# exercise id -> (mistake name, wrong function); each is a mistake learners really make
+MISTAKES = {
+    "01.causal_mask": [
+        ("plain lower triangle, ignores the cache", lambda T_new, T_past: torch.ones(T_new, T_new).tril().bool()),
+        ("the query cannot see itself", _causal_off_by_one),
+        ("True where attention is forbidden", lambda T_new, T_past: ~S.causal_mask(T_new, T_past)),
+    ],
+    "01.repeat_kv": [
+        ("x.repeat: head h reads h % H_kv", lambda x, n: x.repeat(1, n, 1, 1)),
+        ("no expansion", lambda x, n: x),
+        ("repeated on the time axis", lambda x, n: x.repeat_interleave(n, dim=2)),
+    ],
+    "02.last_valid_logits": [
+        ("always the last column", lambda logits, mask: logits[:, -1]),
+        ("the first real token", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.argmax(1)]),
+        ("number of real tokens as the index", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.sum(1) - 1]),
+    ],
+    "02.prefill_positions": [
+        ("0..T-1 for every row", lambda m: torch.arange(m.shape[1]).expand_as(m)),
+        ("counts from 1", lambda m: m.long().cumsum(1)),
+        ("the pads counted too", lambda m: torch.arange(m.shape[1]).expand_as(m) * m),
+    ],
+    "03.cache_update": [
+        ("concatenated on the heads axis", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([ck, k], 1), torch.cat([cv, v], 1))),
+        ("the new entries replace the cache", lambda ck, cv, k, v: (k, v)),
+        ("new entries first", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([k, ck], 2), torch.cat([v, cv], 2))),
+    ],
+    "03.decode_step": [
+        ("position 0 for the new token", _decode_position_zero),
+        ("the new K/V never appended", _decode_no_update),
+        ("every layer reads layer 0's cache", _decode_layer0_only),
+    ],
+    "04.kv_bytes_from_config": [
+        ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
+        ("H instead of H_kv", lambda c, T, B, dt: S.kv_bytes_from_config({**c, "num_key_value_heads": c["num_attention_heads"]}, T, B, dt)),
+        ("d_h = C / H always", lambda c, T, B, dt: S.kv_bytes_from_config({k: v for k, v in c.items() if k != "head_dim"}, T, B, dt)),
+    ],
+    "04.max_requests": [
+        ("rounds to the nearest", lambda c, T, free, dt: round(free / S.kv_bytes_from_config(c, T, 1, dt))),
+        ("forgets V", lambda c, T, free, dt: free // (S.kv_bytes_from_config(c, T, 1, dt) // 2)),
+        ("ignores the sequence length", lambda c, T, free, dt: free // S.kv_bytes_from_config(c, 1, 1, dt)),
+    ],
+    "05.top_p": [
+        ("drops the token that crosses p", _top_p_strict),
+        ("can keep nothing", _top_p_can_be_empty),
+        ("keeps the least likely tokens", _top_p_ascending),
+    ],
+    "05.stop_text": [
+        ("endswith on the text", _stop_endswith),
+        ("the first listed string wins", _stop_first_listed),
+        ("keeps the stop string", _stop_keeps_string),
+    ],
+    "06.ttft_tpot": [
+        ("TPOT over n gaps", lambda t0, ts: (ts[0] - t0, (ts[-1] - ts[0]) / len(ts))),
+        ("TPOT from the request", lambda t0, ts: (ts[0] - t0, (ts[-1] - t0) / len(ts))),
+        ("TTFT from the first token", lambda t0, ts: (0.0, (ts[-1] - ts[0]) / (len(ts) - 1) if len(ts) > 1 else None)),
+    ],
+    "06.itl_p95": [
+        ("the mean gap", lambda ts: float(np.mean(np.diff(ts)))),
+        ("the wait for the first token counted as a gap", _itl_with_ttft),
+        ("nearest rank instead of interpolation", lambda ts: float(np.percentile(np.diff(ts), 95, method="nearest"))),
+    ],
+    "08.reorder": [
+        ("not reordered", lambda k, v, i: (k, v)),
+        ("gathered on the heads axis", lambda k, v, i: (k.index_select(1, i % k.shape[1]), v.index_select(1, i % v.shape[1]))),
+        ("sorted instead of gathered", lambda k, v, i: (k[i.argsort()], v[i.argsort()])),
+    ],
+    "08.window_update": [
+        ("keeps the oldest positions", lambda ck, k, w: (k if ck is None else torch.cat([ck, k], 2))[:, :, :w]),
+        ("one position too many", lambda ck, k, w: (k if ck is None else torch.cat([ck, k], 2))[:, :, -(w + 1):]),
+        ("new entry first", lambda ck, k, w: (k if ck is None else torch.cat([k, ck], 2))[:, :, :w]),
+    ],
+}
+
+
+def test_every_exercise_has_planted_mistakes():
+    assert set(MISTAKES) == set(E.EXERCISES)
+    assert all(len(m) >= 3 for m in MISTAKES.values())
+
+
+def test_at_least_sixteen_exercises_two_per_notebook_01_to_08():
+    per_nb = {}
+    for key in E.EXERCISES:
+        per_nb[key[:2]] = per_nb.get(key[:2], 0) + 1
+    assert all(per_nb.get(f"{n:02d}", 0) >= 2 for n in (1, 2, 3, 4, 5, 6, 8))
+
+
+@pytest.mark.parametrize("exercise_id", sorted(E.EXERCISES))
+def test_the_reference_solution_passes(exercise_id, capsys):
+    report = E.check(exercise_id, E.EXERCISES[exercise_id].solution)
+    assert report.passed, report.cases
+    assert "all" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise_id, name, wrong", [(k, n, f) for k, ms in MISTAKES.items() for n, f in ms],
+                         ids=[f"{k}:{n}" for k, ms in MISTAKES.items() for n, _ in ms])
+def test_a_planted_mistake_fails_with_a_hint(exercise_id, name, wrong, capsys):
+    report = E.check(exercise_id, wrong)
+    out = capsys.readouterr().out
+    assert not report.passed, f"{exercise_id}: the mistake '{name}' passed"
+    assert "✗" in out and "Hint:" in out
+    assert "Traceback" not in out
+
+
+def test_a_stub_is_not_written_yet(capsys):
+    def stub(T_new, T_past):
+        raise NotImplementedError
+    report = E.check("01.causal_mask", stub)
+    assert not report.passed and not report.written
+    assert "not written yet: your turn" in capsys.readouterr().out
+
+
+def test_an_error_in_the_learners_code_is_one_readable_line(capsys):
+    report = E.check("06.ttft_tpot", lambda t0, ts: (ts[0] - t0, (ts[-1] - ts[0]) / (len(ts) - 1)))
+    out = capsys.readouterr().out
+    assert not report.passed and "raised ZeroDivisionError" in out and "one token only" in out
+
+
+def test_show_solution_prints_the_reference(capsys):
+    src = E.show_solution("08.reorder")
+    assert "def reorder" in src and "index_select(0" in capsys.readouterr().out
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="unknown exercise '09.nope'"):
+        E.check("09.nope", lambda: None)
+    with pytest.raises(ValueError, match="needs your function"):
+        E.check("01.causal_mask", "causal_mask")
+
+
+def test_cases_are_fresh_each_run():
+    """A learner's function that writes into its input must not spoil the next check."""
+    def scribble(x, n_rep):
+        x.zero_()
+        return S.repeat_kv(x, n_rep)
+    E.run("01.repeat_kv", scribble)
+    assert E.run("01.repeat_kv", S.repeat_kv).passed
+    assert math.isnan(S.itl_p95([1.0]))

@@ -1,0 +1,320 @@
+"""The exercises: id -> contract, reference solution, the cases a solution must get right, a hint.
+
+Cases are built when a check runs (never at import) and afresh each time, so a learner's
+function that changes its inputs in place cannot spoil the next case.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Callable
+
+import torch
+
+from . import solutions as S
+
+
+@dataclass
+class Case:
+    words: str  # the input, in words: what the learner reads next to ✓ or ✗
+    run: Callable[[Callable], Any]  # calls the learner's function on this case's inputs
+    judge: Callable[[Any], str | None]  # None when right, else what was expected and what came back
+    hint: str = ""  # for this case's failure; the exercise's hint otherwise
+
+
+@dataclass
+class Exercise:
+    id: str
+    title: str
+    solution: Callable
+    cases: Callable[[], list[Case]]
+    hint: str
+
+
+def _fmt(x) -> str:
+    if isinstance(x, torch.Tensor):
+        if x.numel() <= 24:
+            return f"{(x.double() * 1000).round().div(1000).tolist() if x.is_floating_point() else x.tolist()}"
+        return f"a {list(x.shape)} {str(x.dtype).replace('torch.', '')} tensor"
+    return repr(x)
+
+
+def same_tensor(expected: torch.Tensor, atol: float = 0.0) -> Callable[[Any], str | None]:
+    def judge(got) -> str | None:
+        if not isinstance(got, torch.Tensor):
+            return f"expected a tensor, got {type(got).__name__}"
+        if tuple(got.shape) != tuple(expected.shape):
+            return f"expected shape {list(expected.shape)}, got {list(got.shape)}"
+        if expected.dtype == torch.bool and got.dtype != torch.bool:
+            return f"expected a bool tensor, got dtype {got.dtype}"
+        a, b = got.double(), expected.double()
+        same_inf = torch.isinf(a) == torch.isinf(b)
+        close = torch.isclose(a, b, atol=atol, rtol=0) | (torch.isinf(a) & torch.isinf(b) & (a == b))
+        if bool(close.all()) and bool(same_inf.all()):
+            return None
+        if expected.numel() <= 24:
+            return f"expected {_fmt(expected)}, got {_fmt(got)}"
+        bad = int((~close).sum())
+        return f"{bad} of {expected.numel()} values differ (max |diff| {float((a - b).abs().nan_to_num(math.inf).max()):.3g})"
+    return judge
+
+
+def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
+    def judge(got) -> str | None:
+        if isinstance(expected, tuple):
+            if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+                return f"expected {len(expected)} values {expected!r}, got {got!r}"
+            problems = [same_value(e, rel)(g) for e, g in zip(expected, got)]
+            return next((f"expected {expected!r}, got {tuple(got)!r}" for p in problems if p), None)
+        if expected is None:
+            return None if got is None else f"expected None, got {got!r}"
+        if isinstance(expected, float):
+            ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=rel)
+            return None if ok else f"expected {expected:.6g}, got {got!r}"
+        return None if (type(got) is type(expected) and got == expected) else f"expected {expected!r}, got {got!r}"
+    return judge
+
+
+def _call(*args) -> Callable[[Callable], Any]:
+    """A case that calls the function once; tensors are cloned so each call sees fresh inputs."""
+    def run(fn):
+        return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+    return run
+
+
+def _case(words: str, args: tuple, expected, judge=None, hint: str = "") -> Case:
+    return Case(words, _call(*args), (judge or (same_tensor if isinstance(expected, torch.Tensor) else same_value))(expected), hint)
+
+
+def _pair(expected: tuple[torch.Tensor, torch.Tensor]) -> Callable[[Any], str | None]:
+    jk, jv = same_tensor(expected[0]), same_tensor(expected[1])
+
+    def judge(got) -> str | None:
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return f"expected a pair (K, V), got {type(got).__name__}"
+        return jk(got[0]) and f"K: {jk(got[0])}" or jv(got[1]) and f"V: {jv(got[1])}"
+    return judge
+
+
+def _rand(*shape, seed=0) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# --- 01 · the attention block --------------------------------------------------------------------
+
+def _causal_mask_cases() -> list[Case]:
+    out = []
+    for T_new, T_past, words in [(4, 0, "prefill: T_new=4, T_past=0"), (1, 5, "decode: T_new=1, T_past=5"),
+                                 (3, 2, "a chunk: T_new=3, T_past=2"), (1, 0, "first token: T_new=1, T_past=0")]:
+        out.append(_case(words, (T_new, T_past), S.causal_mask(T_new, T_past),
+                         hint="new row i is the token at position T_past + i: it sees keys 0 ... T_past + i"))
+    return out
+
+
+def _repeat_kv_cases() -> list[Case]:
+    x = torch.arange(2 * 3 * 2 * 1, dtype=torch.float32).view(2, 3, 2, 1)  # heads with distinct values
+    return [_case("GQA: B=2, H_kv=3, n_rep=2", (x, 2), S.repeat_kv(x, 2),
+                  hint="query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
+            _case("MHA: n_rep=1 changes nothing", (x, 1), S.repeat_kv(x, 1)),
+            _case("MQA: H_kv=1, n_rep=4", (x[:, :1], 4), S.repeat_kv(x[:, :1], 4))]
+
+
+# --- 02 · prefill ---------------------------------------------------------------------------------
+
+def _last_valid_cases() -> list[Case]:
+    logits = _rand(3, 5, 7, seed=1)
+    left = torch.tensor([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 0, 1]])
+    right = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
+    return [_case("left-padded rows (B=3, T=5, V=7)", (logits, left), S.last_valid_logits(logits, left)),
+            _case("right-padded rows", (logits, right), S.last_valid_logits(logits, right),
+                  hint="with right padding the last real token is not in the last column: find each row's last 1")]
+
+
+def _positions_cases() -> list[Case]:
+    m = torch.tensor([[1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 1, 1]])
+    return [_case("no padding (B=1, T=4)", (m[:1],), S.prefill_positions(m[:1])),
+            _case("left padding: 0, 2 and 1 pads", (m,), S.prefill_positions(m),
+                  hint="a row's first real token is position 0, however many pads come before it")]
+
+
+# --- 03 · decode ------------------------------------------------------------------------------------
+
+def _cache_update_cases() -> list[Case]:
+    k0, v0, k1, v1 = _rand(2, 2, 3, 4, seed=2), _rand(2, 2, 3, 4, seed=3), _rand(2, 2, 1, 4, seed=4), _rand(2, 2, 1, 4, seed=5)
+    k2, v2 = _rand(2, 2, 2, 4, seed=6), _rand(2, 2, 2, 4, seed=7)
+    hint = "the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"
+    return [Case("from empty: the first 3 positions", _call(None, None, k0, v0), _pair(S.cache_update(None, None, k0, v0)),
+                 "an empty cache (None) simply becomes the new K and V"),
+            Case("T_new = 1 after 3 cached", _call(k0, v0, k1, v1), _pair(S.cache_update(k0, v0, k1, v1)), hint),
+            Case("T_new = 2 after 3 cached", _call(k0, v0, k2, v2), _pair(S.cache_update(k0, v0, k2, v2)), hint)]
+
+
+@cache
+def _mqa_model():
+    from ..config import ModelConfig
+    from ..model import Decoder
+
+    torch.manual_seed(0)
+    return Decoder(ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=1, d_model=32, d_ff=64,
+                               max_seq_len=64)).eval()
+
+
+def _decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
+    """Prefill B=2 prompts, then n_steps greedy steps with the learner's step beside ``decode_step``."""
+    def run(fn):
+        from ..cache import KVCache
+        from ..generate import decode_step, prefill
+
+        ids = torch.randint(1, model.cfg.vocab_size, (2, 6), generator=torch.Generator().manual_seed(8))
+        with torch.inference_mode():
+            ref_logits, ref = prefill(model, ids, cache=KVCache())
+            _, mine = prefill(model, ids, cache=KVCache())
+            worst = []
+            for _ in range(n_steps):
+                tok = ref_logits.argmax(-1)  # (2,)
+                ref_logits = decode_step(model, tok, ref)
+                got = fn(model, tok.clone(), mine)
+                if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(ref_logits.shape):
+                    return got  # the judge names the shape
+                worst.append(float((got.float() - ref_logits.float()).abs().max()))
+        return worst
+    return run
+
+
+def _decode_judge(V: int) -> Callable[[Any], str | None]:
+    def judge(got) -> str | None:
+        if isinstance(got, torch.Tensor):
+            return f"expected logits of shape [2, {V}], got {list(got.shape)}"
+        if not isinstance(got, list):
+            return f"expected a logits tensor, got {type(got).__name__}"
+        bad = next((i for i, d in enumerate(got) if not d <= 1e-5), None)
+        return None if bad is None else f"step {bad + 1}: max |your logits - decode_step| = {got[bad]:.3g} > 1e-5"
+    return judge
+
+
+def _decode_step_cases() -> list[Case]:
+    from ..course_model import load_course_model
+
+    course, _ = load_course_model()
+    mqa = _mqa_model()
+    hint = "the new token's position is the cache length; append k, v with cache.update(layer, k, v) before attending"
+    return [Case("course model (GQA), B=2, 16 steps", _decode_loop(course), _decode_judge(course.cfg.vocab_size), hint),
+            Case("random MQA model, B=2, 16 steps", _decode_loop(mqa), _decode_judge(mqa.cfg.vocab_size), hint)]
+
+
+# --- 04 · cache sizing ----------------------------------------------------------------------------
+
+LLAMA3_8B = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}
+LLAMA2_7B = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}  # no num_key_value_heads: MHA
+GEMMA2_9B = {"num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "hidden_size": 3584,
+             "head_dim": 256}  # d_h = 256, not 3584 / 16 = 224
+
+
+def _kv_bytes_cases() -> list[Case]:
+    f = S.kv_bytes_from_config
+    return [_case("Llama-3-8B (GQA), T=4096, B=1, float16", (LLAMA3_8B, 4096, 1, "float16"), f(LLAMA3_8B, 4096, 1, "float16"),
+                  hint="2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads"),
+            _case("Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16", (LLAMA2_7B, 2048, 2, "bfloat16"),
+                  f(LLAMA2_7B, 2048, 2, "bfloat16"), hint="a config without num_key_value_heads is MHA: H_kv = H"),
+            _case("Gemma-2-9B: head_dim given, T=8192, B=1, float32", (GEMMA2_9B, 8192, 1, "float32"),
+                  f(GEMMA2_9B, 8192, 1, "float32"), hint="when head_dim is in the config, use it: it is not always C / H"),
+            _case("Llama-3-8B, int8 cache, T=1000, B=4", (LLAMA3_8B, 1000, 4, "int8"), f(LLAMA3_8B, 1000, 4, "int8"))]
+
+
+def _max_requests_cases() -> list[Case]:
+    f = S.max_requests
+    free = 20 * 2**30 + 700 * 2**20  # 20.7 GiB; one request at T=8192 needs 1 GiB
+    return [_case("Llama-3-8B, T=8192, 20.7 GiB free, float16", (LLAMA3_8B, 8192, free, "float16"),
+                  f(LLAMA3_8B, 8192, free, "float16"), hint="only whole requests fit: round down"),
+            _case("Gemma-2-9B, T=4096, 10 GB free, bfloat16", (GEMMA2_9B, 4096, 10**10, "bfloat16"),
+                  f(GEMMA2_9B, 4096, 10**10, "bfloat16")),
+            _case("less than one request", (LLAMA2_7B, 4096, 2**20, "float16"), 0)]
+
+
+# --- 05 · sampling and stopping -------------------------------------------------------------------
+
+def _top_p_cases() -> list[Case]:
+    logits = torch.log(torch.tensor([0.5, 0.1, 0.25, 0.15]))  # sorted: 0.5, 0.25, 0.15, 0.1
+    hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
+    return [_case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", (logits, 0.7), S.top_p(logits, 0.7), hint=hint),
+            _case("p=0.9: three tokens (0.5 + 0.25 + 0.15)", (logits, 0.9), S.top_p(logits, 0.9), hint=hint),
+            _case("p=0.3: the top token alone already reaches p", (logits, 0.3), S.top_p(logits, 0.3),
+                  hint="never empty: the most likely token is always kept"),
+            _case("p=1.0 keeps every token", (logits, 1.0), S.top_p(logits, 1.0))]
+
+
+def _stop_text_cases() -> list[Case]:
+    return [_case("the stop string spans two tokens", ("我 喜欢 猫 。 他 有", ["猫 。"]), "我 喜欢 ",
+                  hint="search the decoded text for the whole string; it may cover several tokens"),
+            _case("the later-listed string occurs first", ("she has a dog . it runs", ["runs", "a dog"]), "she has ",
+                  hint="cut at the earliest occurrence of any stop string, whichever is listed first"),
+            _case("no stop string occurs", ("我 喜欢 猫", ["。"]), None),
+            _case("the text starts with a stop string", ("。 他", ["。"]), "")]
+
+
+# --- 06 · metrics ---------------------------------------------------------------------------------
+
+def _ttft_tpot_cases() -> list[Case]:
+    times = [10.30, 10.34, 10.37, 10.41]
+    return [_case("request at 10.0 s, four tokens", (10.0, times), S.ttft_tpot(10.0, times),
+                  hint="TTFT counts from the request; TPOT = (last - first) / (n - 1)"),
+            _case("one token only: no TPOT", (5.0, [5.2]), S.ttft_tpot(5.0, [5.2]), hint="n = 1 gives TPOT None"),
+            _case("a long wait in the queue", (0.0, [2.0, 2.1]), S.ttft_tpot(0.0, [2.0, 2.1]))]
+
+
+def _itl_cases() -> list[Case]:
+    times = [1.0, 1.1, 1.2, 1.3, 1.9, 2.0, 2.1]
+    return [_case("seven tokens, one stall", (times,), S.itl_p95(times),
+                  hint="ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly"),
+            _case("two tokens: one gap", ([3.0, 3.5],), S.itl_p95([3.0, 3.5]))]
+
+
+# --- 08 · beyond the basics ------------------------------------------------------------------------
+
+def _reorder_cases() -> list[Case]:
+    k, v = _rand(4, 2, 3, 2, seed=9), _rand(4, 2, 3, 2, seed=10)
+    idx = torch.tensor([0, 0, 3, 1])
+    hint = "row i of the new cache is row beam_idx[i] of the old one: gather on the batch axis, dim=0"
+    return [Case("beam_idx [0, 0, 3, 1] (a repeat)", _call(k, v, idx), _pair(S.reorder(k, v, idx)), hint),
+            Case("identity [0, 1, 2, 3]", _call(k, v, torch.arange(4)), _pair(S.reorder(k, v, torch.arange(4))))]
+
+
+def _window_cases() -> list[Case]:
+    k3, new = _rand(1, 2, 3, 2, seed=11), _rand(1, 2, 1, 2, seed=12)
+    hint = "keep the newest `window` positions, oldest first: the last ones on the time axis"
+    return [_case("from empty, window 4", (None, new, 4), S.window_update(None, new, 4)),
+            _case("3 stored, window 4: nothing dropped yet", (k3, new, 4), S.window_update(k3, new, 4), hint=hint),
+            _case("3 stored, window 3: the oldest falls out", (k3, new, 3), S.window_update(k3, new, 3), hint=hint)]
+
+
+def _ex(id_, title, solution, cases, hint) -> Exercise:
+    return Exercise(id_, title, solution, cases, hint)
+
+
+EXERCISES: dict[str, Exercise] = {e.id: e for e in [
+    _ex("01.causal_mask", "the causal mask with a cache", S.causal_mask, _causal_mask_cases,
+        "row i is the query at position T_past + i"),
+    _ex("01.repeat_kv", "K/V heads for every query head", S.repeat_kv, _repeat_kv_cases,
+        "query head h reads K/V head h // n_rep"),
+    _ex("02.last_valid_logits", "the logits that pick the first token", S.last_valid_logits, _last_valid_cases,
+        "each row's last position whose mask is 1"),
+    _ex("02.prefill_positions", "positions in a left-padded batch", S.prefill_positions, _positions_cases,
+        "count each row's real tokens"),
+    _ex("03.cache_update", "append to the cache", S.cache_update, _cache_update_cases,
+        "concatenate on the time axis"),
+    _ex("03.decode_step", "one decode step, layer by layer", S.decode_step, _decode_step_cases,
+        "the new token's position is the cache length"),
+    _ex("04.kv_bytes_from_config", "cache bytes from a config.json", S.kv_bytes_from_config, _kv_bytes_cases,
+        "2 x L x B x H_kv x T x d_h x bytes"),
+    _ex("04.max_requests", "how many requests fit", S.max_requests, _max_requests_cases,
+        "free bytes over one request's cache bytes, rounded down"),
+    _ex("05.top_p", "the nucleus", S.top_p, _top_p_cases, "the token that crosses p is kept"),
+    _ex("05.stop_text", "stop strings on text", S.stop_text, _stop_text_cases, "the earliest stop string wins"),
+    _ex("06.ttft_tpot", "TTFT and TPOT of one request", S.ttft_tpot, _ttft_tpot_cases,
+        "TTFT from the request, TPOT over the n - 1 gaps"),
+    _ex("06.itl_p95", "the p95 inter-token latency", S.itl_p95, _itl_cases, "gaps between consecutive tokens"),
+    _ex("08.reorder", "reorder the cache for beams", S.reorder, _reorder_cases, "gather rows on dim=0"),
+    _ex("08.window_update", "a sliding-window append", S.window_update, _window_cases,
+        "keep the newest `window` positions"),
+]}
