@@ -31,6 +31,7 @@ def test_each_bug_is_caught_and_its_fix_passes(model, prompt, bug):
     assert broken.caught, f"{bug.key}: the check missed the bug ({broken.summary()})"
     assert fixed.error is None and fixed.report.ok, f"{bug.key}: the fix fails ({fixed.summary()})"
     assert not fixed.caught
+    assert fixed.ok and not broken.ok
     assert broken.first_step is not None and fixed.first_step is None
 
 
@@ -114,7 +115,7 @@ def test_state_hash_sees_a_changed_weight():
 def test_outcome_summaries_are_deterministic_text(model, prompt):
     results = bugs.run_all(model, prompt)
     text = bugs.table(results, bugs.use_cache_hashes(model, prompt, 2))
-    assert len(text.splitlines()) == 2 + len(bugs.BUGS) + 2 and text.endswith("True")
+    assert len(text.splitlines()) == 2 + len(bugs.BUGS) + 1 and text.endswith("hashes equal: True")
     for bug, broken, fixed in results:
         assert bug.title in text
         assert "e-" not in broken.summary() and fixed.summary().startswith("OK")

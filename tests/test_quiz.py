@@ -8,7 +8,7 @@ import pytest
 
 from utils.question import PLACEHOLDER, Question
 from utils.quiz import QUESTIONS, answer_key, questions_for
-from utils.sizing import kv_cache_bytes
+from utils.sizing import MODEL_PRESETS, kv_cache_bytes
 from utils.widgets import Quiz
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +126,20 @@ def test_the_four_seed_questions():
 def test_sizing_answer_is_computed_with_kv_cache_bytes():
     q = next(q for q in QUESTIONS if "Llama-2-7B" in q.prompt)
     assert q.answer == kv_cache_bytes(32, 1, 32, 4096, 128, "float16") / 2**30
+
+
+def test_the_tolerance_question_quotes_the_bug_labs_tolerance():
+    from utils.bug_lab import TOL
+
+    q = next(q for q in QUESTIONS if "compared with full-recompute" in q.prompt)
+    assert q.answer.endswith(f"<= {TOL:g}") and q.answer in q.options
+
+
+def test_the_hidden_state_answer_gives_llama_3_8b_per_token_sizes():
+    q = next(q for q in QUESTIONS if "hidden states" in q.prompt)
+    cfg = MODEL_PRESETS["Llama-3-8B"]
+    assert f"{cfg.d_model} against {2 * cfg.n_kv_heads * cfg.head_dim} in Llama-3-8B" in q.answer
+    assert "grows with T" in q.answer and "saves little" not in q.answer
 
 
 def test_answer_key_lists_every_question_with_its_answer():

@@ -22,7 +22,10 @@ import torch
 from .generate import decode_step, prefill
 from .recompute import RecomputeReport, compare_with_recompute
 
-TOL = 1e-4  # max |cached - recomputed| logit difference still counted as "equal"
+# max |cached - recomputed| logit difference still counted as "equal". On the course model float32
+# rounding passes 1e-5 within a few decode steps, so 1e-5 would flag correct code; a real bug is
+# orders of magnitude above 1e-4. The quiz quotes this same constant.
+TOL = 1e-4
 N_STEPS = 6  # decode steps each bug check runs
 
 
@@ -41,6 +44,11 @@ class Outcome:
     def caught(self) -> bool:
         """True when the check noticed something: an error, or logits that diverge."""
         return self.error is not None or (self.report is not None and not self.report.ok)
+
+    @property
+    def ok(self) -> bool:
+        """True when the variant passes: no error, and cached == recompute within ``tol`` at every step."""
+        return not self.caught
 
     @property
     def first_step(self) -> int | None:
@@ -107,7 +115,7 @@ def table(results, hashes: dict[str, str] | None = None) -> str:
 
     ``results``: ``(bug, broken Outcome, fixed Outcome)`` triples from ``bugs.run_all``; with
     ``hashes`` (from ``bugs.use_cache_hashes``) a last row checks the belief that ``use_cache``
-    changes weights. The last line says whether every fix passes.
+    changes weights. Whether every fix passes is a claim: the notebook checks it, not the table.
     """
     head = ("bug", "symptom", "cause", "check / fix", "first divergence")
     rows = [(b.title, b.symptom, b.cause, b.check, broken.short()) for b, broken, _ in results]
@@ -117,5 +125,4 @@ def table(results, hashes: dict[str, str] | None = None) -> str:
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     fmt = " | ".join(f"{{:<{w}}}" for w in widths)
     lines = [fmt.format(*head), "-+-".join("-" * w for w in widths)] + [fmt.format(*r).rstrip() for r in rows]
-    fixes = all(not fixed.caught for _, _, fixed in results)
-    return "\n".join(lines + [f"with the fix: every check passes: {fixes}"])
+    return "\n".join(lines)

@@ -14,6 +14,7 @@ from typing import Sequence
 import torch
 
 from .attention import causal_mask
+from .bug_lab import TOL
 from .cache import StaticKVCache
 from .config import ModelConfig
 from .generate import GenerationResult, prefill
@@ -163,10 +164,11 @@ QUESTIONS: list[Question] = [
              "all True).", _decode_row_all_true, "The new token is the latest one, so every cached token lies in "
              "its past: causal_mask(1, 13) is all True."),
     Question(3, "choice", "How should cached logits be compared with full-recompute logits?",
-             "with a tolerance, e.g. max |diff| <= 1e-5",
+             f"with a tolerance, e.g. max |diff| <= {TOL:g}",
              "Same weights, eval mode, dtype and positions give the same result up to float rounding: the sums "
-             "run in a different order, so bit-for-bit equality is not expected.",
-             options=("bit for bit (torch.equal)", "with a tolerance, e.g. max |diff| <= 1e-5",
+             "run in a different order, so bit-for-bit equality is not expected. The bug lab uses this "
+             "tolerance too, in float32.",
+             options=("bit for bit (torch.equal)", f"with a tolerance, e.g. max |diff| <= {TOL:g}",
                       "only the argmax token must match", "they cannot be compared")),
     # 04 · cache sizing
     Question(4, "fill", f"Llama-2-7B (L = {_L7B.n_layers}, H_kv = {_L7B.n_kv_heads}, d_h = {_L7B.head_dim}), one "
@@ -249,9 +251,15 @@ QUESTIONS: list[Question] = [
     Question(7, "open", "What goes wrong if you cache each layer's hidden states (or layer 0's K/V) instead of "
              "each layer's own K and V?",
              "Each layer computes K and V from its own input with its own weights, so layer 0's K/V are wrong "
-             "for layer 1. Caching hidden states instead forces every layer to recompute the K/V projections of "
-             "the whole history at every step, which loses most of the saving.",
-             "Cache per layer, shape [B, H_kv, T, d_h]: layer 0's K/V cannot stand in for layer 1's."),
+             "for layer 1. Caching each layer's input (its hidden states) can be made correct, and it still skips "
+             "the history's Q, O and MLP. But every step must then re-project K and V for all T history positions "
+             "in every layer, so the work per step grows with T. And with GQA a hidden state can take more memory "
+             f"than K and V: C values per token and layer against 2·H_kv·d_h ({_L3.d_model} against "
+             f"{2 * _L3.n_kv_heads * _L3.head_dim} in Llama-3-8B).",
+             "Cache per layer, shape [B, H_kv, T, d_h]: layer 0's K/V cannot stand in for layer 1's. k_proj and "
+             "v_proj are a small part of a layer's weights (notebook 07 computes the share), so a hidden-state "
+             "cache still skips most of a layer's work on the history; its costs are the re-projection, which "
+             "grows with T, and, with GQA, memory."),
     # 08 · beyond the basics
     Question(8, "fill", f"A StaticKVCache for a model with L = {_TINY.n_layers}, H_kv = {_TINY.n_kv_heads}, "
              f"d_h = {_TINY.head_dim} is allocated for B = 1 and max_len = {_STATIC_LEN} positions in float32. How "
