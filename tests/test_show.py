@@ -5,8 +5,8 @@ import torch
 from utils.show import check
 
 
-def test_a_true_claim_prints_and_returns(capsys):
-    assert check("cached == recompute", torch.tensor(True)) is True
+def test_a_true_claim_prints_its_line_and_nothing_else(capsys):
+    assert check("cached == recompute", torch.tensor(True)) is None  # a cell ending with check shows no stray value
     assert capsys.readouterr().out == "cached == recompute: True\n"
 
 
@@ -17,8 +17,8 @@ def test_a_false_claim_raises_with_its_label(capsys):
 
 
 def test_a_broken_variant_states_that_it_is_expected_to_fail(capsys):
-    assert check("impostor cache gives the same token", False, expect=False) is False
-    assert "expected False" in capsys.readouterr().out
+    check("impostor cache gives the same token", False, expect=False)
+    assert capsys.readouterr().out == "impostor cache gives the same token: False (a broken variant: expected False)\n"
     with pytest.raises(AssertionError, match="expected False"):
         check("impostor cache gives the same token", True, expect=False)
 

@@ -20,7 +20,7 @@ import torch
 
 from .cache import make_cache
 from .generate import decode_step, prefill
-from .recompute import RecomputeReport
+from .recompute import TOL, RecomputeReport
 from .validate import CACHE_KINDS, check_choice, check_fits, check_int
 
 
@@ -66,7 +66,7 @@ def beam_search(
     reorder: bool = True,
     cache_kind: str = "dynamic",
     check: bool = True,
-    tol: float = 1e-4,
+    tol: float = TOL,
     eos_id: int | None = None,
 ) -> BeamSearchResult:
     """Beam search of ``n_steps`` tokens after ``prompt`` (``[T]`` or ``[1, T]``), one cache row per beam.

@@ -14,6 +14,11 @@ from .cache import make_cache
 from .generate import decode_stepper, prefill
 from .validate import CACHE_KINDS, check_choice, check_fits, check_forward, check_int, check_tol
 
+# The course's one tolerance: max |cached - recomputed| logit difference still counted as equal. In float32
+# the two paths sum in a different order; on the course model that rounding passes 1e-5 within a few decode
+# steps, while every real cache bug is orders of magnitude above 1e-4.
+TOL = 1e-4
+
 
 @dataclass
 class RecomputeReport:
@@ -68,7 +73,7 @@ def compare_with_recompute(
     n_steps: int,
     *,
     attention_mask: torch.Tensor | None = None,
-    tol: float = 1e-5,
+    tol: float = TOL,
     cache_kind: str = "dynamic",
     step: str = "flat",
     prefill_fn: Callable | None = None,

@@ -11,11 +11,11 @@ when the claim is false, so a wrong result can never be committed as a stored ou
 from __future__ import annotations
 
 
-def check(label: str, condition, expect: bool = True) -> bool:
+def check(label: str, condition, expect: bool = True) -> None:
     """Print ``label: True`` (or ``False``) and raise ``AssertionError`` unless it equals ``expect``.
 
     ``condition`` is anything with a truth value of one element: a bool, a one-element tensor
-    or array. Returns the condition as a bool, so a cell can use it further.
+    or array. Returns nothing, so a cell that ends with a check shows only the printed line.
     """
     if not isinstance(label, str) or not label:
         raise ValueError(f"check needs a label saying what is claimed, got {label!r}")
@@ -29,4 +29,3 @@ def check(label: str, condition, expect: bool = True) -> bool:
     print(f"{label}: {value}{note}")
     if value != expect:
         raise AssertionError(f"claim failed: {label!r} is {value}, expected {expect}")
-    return value

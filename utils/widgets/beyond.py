@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..plots import plot_sliding_window
 from ..sliding import compare_sliding
 from . import Panel, dropdown, int_slider
+from ..recompute import TOL
 
 
 SLIDING_WINDOWS = (2, 4, 8, 12, 16, 24, 32, 48, 64)
@@ -20,7 +21,7 @@ class SlidingWindowPanel(Panel):
 
     title = "Sliding-window cache: memory vs exactness"
 
-    def __init__(self, model, ids, tol: float = 1e-4, runs: dict | None = None) -> None:
+    def __init__(self, model, ids, tol: float = TOL, runs: dict | None = None) -> None:
         self.model, self.ids, self.tol = model, ids, tol
         # window -> SlidingComparison over all of ``ids``; pass ones already computed to reuse them
         self._runs: dict[int, object] = dict(runs or {})
