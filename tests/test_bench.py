@@ -113,3 +113,24 @@ def test_serve_schedules_and_batch_sweep_are_consistent():
         assert thr == pytest.approx(B * 3 / lat)
     with pytest.raises(ValueError):
         perf.serve(model, prompts, 3, group_size=5)
+
+
+def test_serve_waits_for_arrivals_and_counts_the_wait_in_ttft():
+    torch.set_num_threads(1)
+    model = perf.random_model("tiny")
+    prompts = perf.random_ids(model.cfg.vocab_size, 12, batch_size=4)
+    arrival = [0.0, 1.0, 2.0, 3.0]  # a second apart: a tiny request is served in milliseconds
+    batch = perf.serve(model, prompts, 3, group_size=4, arrival_s=arrival)
+    alone = perf.serve(model, prompts, 3, group_size=1, arrival_s=arrival)
+    assert batch["wait_s"] == [3.0, 2.0, 1.0, 0.0]  # the static batch starts when its last request is there
+    assert alone["wait_s"] == [0.0] * 4  # one at a time: each request is served as it arrives
+    for s in (batch, alone):
+        assert s["arrival_s"] == arrival
+        assert all(t > w for t, w in zip(s["ttft_s"], s["wait_s"]))  # TTFT = waiting + prefill + first sample
+        assert all(a + t < d for a, t, d in zip(arrival, s["ttft_s"], s["done_s"]))
+        assert s["makespan_s"] == max(s["done_s"]) and s["busy_s"] < s["makespan_s"] - 2.9  # idle between arrivals
+        assert s["throughput"] == pytest.approx(4 * 3 / s["makespan_s"])
+    assert min(batch["ttft_s"]) < max(batch["ttft_s"]) - 2.9  # the first request waited for the other three
+    for bad in ([0.0, 2.0, 1.0, 3.0], [-1.0, 0.0, 1.0, 2.0], [0.0, 1.0]):
+        with pytest.raises(ValueError):
+            perf.serve(model, prompts, 3, group_size=4, arrival_s=bad)

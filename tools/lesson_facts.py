@@ -61,16 +61,20 @@ def _context_gib(name: str, T: int, dtype: str = "float16") -> Callable[[], str]
 def _nucleus_example(temperature: float, what: str) -> Callable[[], str]:
     """Lesson 05's worked example: top-p = 0.8 on the logits [1.5, 1.0, 0.0, -1.0] at one temperature.
     ``what``: "probs" (softmax of logits / T), "cumsum" (their running total), "kept" (the renormalised
-    kept set, what ``sample`` draws from) or "n_kept"."""
+    kept set, what ``sample`` draws from), "n_kept", or "kept_filter_first" (the other order: top-p on the
+    raw logits, then the temperature)."""
     def read() -> str:
         import torch
-        from utils.sampling import filtered_probs
+        from utils.sampling import filtered_probs, top_p_filter
         logits = torch.tensor([[1.5, 1.0, 0.0, -1.0]])  # (1, V), already sorted
         probs = torch.softmax(logits / temperature, dim=-1)[0]  # (V,)
         kept = filtered_probs(logits, temperature, top_p=0.8)[0]  # (V,)
         if what == "n_kept":
             return str(int((kept > 0).sum()))
-        values = {"probs": probs, "cumsum": probs.cumsum(0), "kept": kept[kept > 0]}[what]
+        if what == "kept_filter_first":
+            kept = torch.softmax(top_p_filter(logits, 0.8) / temperature, dim=-1)[0]  # (V,)
+        values = {"probs": probs, "cumsum": probs.cumsum(0), "kept": kept[kept > 0],
+                  "kept_filter_first": kept[kept > 0]}[what]
         return ", ".join(f"{float(x):.2f}" for x in values)
     return read
 
@@ -89,6 +93,7 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb00_prefill_ms": from_notebook("00_tour.ipynb", r"prefill -> \S+\s*: ([\d.]+) ms"),
     "nb00_decode1_ms": from_notebook("00_tour.ipynb", r"decode  -> 。\s*: ([\d.]+) ms"),
     "nb00_decode2_ms": from_notebook("00_tour.ipynb", r"decode  -> <EOS>\s*: ([\d.]+) ms"),
+    "nb00_prefill_over_decode": from_notebook("00_tour.ipynb", r"prefill / decode step: ([\d.]+)x the time"),
     # --- 01 ---
     "nb01_std_qk_d128": from_notebook("01_attention_block.ipynb", r"d_h = 128: std of q·k =\s+([\d.]+)"),
     "nb01_std_scaled_d128": from_notebook("01_attention_block.ipynb", r"d_h = 128: .*?std of q·k / √d_h = ([\d.]+)"),
@@ -140,10 +145,18 @@ FACTS: dict[str, Callable[[], str]] = {
            for j, pat in enumerate([r"[\d.]+", r"[\d.]+", r"[\d.]+%", r"[\d.]+%", r"[\d.]+ \w?i?B", r"[\d.]+ \w?i?B"])))
        for i, col in enumerate(["mflop_cached", "mflop_no_cache", "saved", "attention_share", "kv_read", "weights_read"])
        for T in (128, 2047)},
-    "nb03_llama3_8b_weights": from_notebook("03_decode.ipynb", r"Llama-3-8B, T= 1024, B= 1: weights ([\d.]+ \w+),"),
-    "nb03_llama3_8b_kv_1k": from_notebook("03_decode.ipynb", r"T= 1024, B= 1: .*?K/V cache read ([\d.]+ \w+) per step"),
-    "nb03_llama3_8b_kv_8k": from_notebook("03_decode.ipynb", r"T= 8192, B= 1: .*?K/V cache read ([\d.]+ \w+) per step"),
-    "nb03_llama3_8b_kv_8k_b32": from_notebook("03_decode.ipynb", r"T= 8192, B=32: .*?K/V cache read ([\d.]+ \w+) per step"),
+    "nb03_llama3_8b_checkpoint": from_notebook("03_decode.ipynb", r"parameters = ([\d.]+ \w+) \(a checkpoint's size\)"),
+    "nb03_llama3_8b_weights": from_notebook("03_decode.ipynb", r"one decode step reads ([\d.]+ \w+) of them"),
+    "nb03_llama3_8b_embedding": from_notebook("03_decode.ipynb", r"of the ([\d.]+ \w+) embedding table"),
+    # the Llama-3-8B table: T, B, weights read, K/V read, FLOPs per byte on the weights, on the K/V, whole step
+    **{f"nb03_llama3_8b_{col}_{name}": from_notebook("03_decode.ipynb", r"on the K/V  whole step\n(?:.*\n)*?\s*" + row + r"\s+" + r"\s+".join(
+           f"({pat})" if j == i else f"(?:{pat})"
+           for j, pat in enumerate([r"[\d.]+ \w?i?B", r"[\d.]+ \w?i?B", r"[\d.]+", r"[\d.]+", r"[\d.]+"])) + r"\n")
+       for i, col in enumerate(["weights", "kv", "per_byte_weights", "per_byte_kv", "per_byte_step"])
+       for name, row in [("1k", r"1024\s+1"), ("8k", r"8192\s+1"), ("1k_b32", r"1024\s+32"), ("8k_b32", r"8192\s+32")]},
+    "nb03_kv_equals_weights_T_b1": from_notebook("03_decode.ipynb", r"B =  1: the K/V read reaches .*? at T = ([\d,]+) tokens"),
+    "nb03_kv_equals_weights_T_b32": from_notebook("03_decode.ipynb", r"B = 32: the K/V read reaches .*? at T = ([\d,]+) tokens"),
+    "nb03_llama3_8b_max_context": from_notebook("03_decode.ipynb", r"Llama-3-8B reads at most ([\d,]+) tokens"),
     # --- 04 ---
     "nb04_llama3_8b_4k_bytes": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096):,}",
     "nb04_llama3_8b_4k_mib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096) / 2**20:.1f}",
@@ -177,7 +190,11 @@ FACTS: dict[str, Callable[[], str]] = {
         dtype="float8", reserve_fraction=0.1)),
     "nb04_positions_without_cache": from_notebook("04_cache_sizing.ipynb", r"new tokens: ([\d,]+) positions without"),
     "nb04_positions_with_cache": from_notebook("04_cache_sizing.ipynb", r"positions without a cache, ([\d,]+) with it"),
-    "nb04_positions_ratio": from_notebook("04_cache_sizing.ipynb", r"with it: (\d+)x less work"),
+    "nb04_positions_ratio": from_notebook("04_cache_sizing.ipynb", r"with it: (\d+)x fewer positions"),
+    "nb04_tflop_without_cache": from_notebook("04_cache_sizing.ipynb", r"Llama-3-8B: ([\d,]+) TFLOP without a cache"),
+    "nb04_tflop_with_cache": from_notebook("04_cache_sizing.ipynb", r"TFLOP without a cache, ([\d,]+) TFLOP with it"),
+    "nb04_flop_ratio": from_notebook("04_cache_sizing.ipynb", r"TFLOP with it: (\d+)x less work"),
+    "nb04_llama3_8b_weights_read_gib": from_notebook("04_cache_sizing.ipynb", r"a decode step reads ([\d.]+) GiB of them"),
     "nb04_static_used_mib": from_notebook("04_cache_sizing.ipynb", r"preallocated for 8,192: uses ([\d.]+) MiB"),
     "nb04_static_wasted": from_notebook("04_cache_sizing.ipynb", r"\((\d+%) wasted\)"),
     "nb04_llama3_8b_b8_8k_gib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 8, 8192) / 2**30:.1f}",
@@ -205,7 +222,12 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb05_batch_shape": from_notebook("05_sampling_and_stopping.ipynb", r"input_ids \[B, T\] = (\[\d+, \d+\])"),
     "nb05_batch_lengths": from_notebook("05_sampling_and_stopping.ipynb", r"lengths: +(\[[\d, ]+\])"),
     **{f"nb05_example_{what}_t{T:g}": _nucleus_example(T, what)
-       for T in (1.0, 2.0) for what in ("probs", "cumsum", "kept", "n_kept")},
+       for T in (1.0, 2.0) for what in ("probs", "cumsum", "kept", "n_kept", "kept_filter_first")},
+    # top_p = 0.9 after "我 喜欢": tokens kept with the temperature first and with the filter first
+    **{f"nb05_order_{key}_t{name}": from_notebook("05_sampling_and_stopping.ipynb",
+                                                 rf"T = {T}\s+tokens kept: " + pattern)
+       for name, T in (("05", 0.5), ("1", 1.0), ("2", 2.0), ("4", 4.0))
+       for key, pattern in (("temp_first", r"temperature first\s+(\d+)"), ("filter_first", r".*?filtering first\s+(\d+)"))},
     # --- 06 ---
     "nb06_course_model": from_notebook("06_performance_metrics.ipynb",
                                        r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+, d_h=\d+, V=\d+), [\d,]+ parameters"),
@@ -219,7 +241,15 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb06_latency_ms": from_notebook("06_performance_metrics.ipynb", r"\| latency ([\d.]+) ms \| throughput"),
     "nb06_throughput": from_notebook("06_performance_metrics.ipynb", r"\| latency [\d.]+ ms \| throughput (\d+) tokens/s"),
     "nb06_n_tokens": from_notebook("06_performance_metrics.ipynb", r"new tokens n: (\d+) \|"),
-    "nb06_tpot_samples": from_notebook("06_performance_metrics.ipynb", r"TPOT samples: (\d+)"),
+    "nb06_tpot_samples": from_notebook("06_performance_metrics.ipynb", r"gaps between them: (\d+)"),
+    # TPOT and ITL from the same gaps (section 2), and one made-up 20 ms stall
+    "nb06_itl_tpot_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ([\d.]+) ms \| ITL over"),
+    "nb06_itl_median_ms": from_notebook("06_performance_metrics.ipynb", r"ITL over \d+ gaps: median ([\d.]+)"),
+    "nb06_itl_p99_ms": from_notebook("06_performance_metrics.ipynb", r"ITL over \d+ gaps: .*?p99 ([\d.]+)"),
+    "nb06_itl_max_ms": from_notebook("06_performance_metrics.ipynb", r"ITL over \d+ gaps: .*?max ([\d.]+) ms"),
+    "nb06_stall_tpot_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: TPOT ([\d.]+) ms"),
+    "nb06_stall_p99_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: .*?ITL p99 ([\d.]+) ms"),
+    "nb06_stall_max_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: .*?max ([\d.]+) ms"),
     "nb06_kv_T": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=(\d+):"),
     "nb06_kv_bytes": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=\d+: ([\d,]+) bytes"),
     "nb06_small_shape": from_notebook("06_performance_metrics.ipynb", r"'small': (L=\d+, C=\d+, H=\d+, H_kv=\d+, V=\d+)"),
@@ -259,14 +289,23 @@ FACTS: dict[str, Callable[[], str]] = {
     **{f"nb06_sweep_b{B}_{col}": from_notebook("06_performance_metrics.ipynb", r"B \| TTFT ms[^\n]*\n(?:[^\n]*\n)*?\s*" + str(B) + r" \|"
                                                + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)")
        for B in (1, 32) for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput"))},
-    # the worked case of section 6: eight 256-token prompts at once
-    "nb06_batch_throughput": from_notebook("06_performance_metrics.ipynb", r"one batch of 8\s+: throughput\s+(\d+) tokens/s"),
-    "nb06_batch_ttft_ms": from_notebook("06_performance_metrics.ipynb", r"one batch of 8\s+: .*?TTFT first\s+(\d+) ms"),
-    "nb06_queue_throughput": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : throughput\s+(\d+) tokens/s"),
-    "nb06_queue_first_ms": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : .*?TTFT first\s+(\d+) ms"),
-    "nb06_queue_last_ms": from_notebook("06_performance_metrics.ipynb", r"a queue, one request at a time : .*?last\s+(\d+) ms"),
-    "nb06_batch_vs_queue_tps": from_notebook("06_performance_metrics.ipynb", r"one batch: ([\d.]+)x the total tokens/s"),
-    "nb06_batch_vs_alone_ttft": from_notebook("06_performance_metrics.ipynb", r"every user waits ([\d.]+)x the TTFT"),
+    # what makes a step of the 'small' model cost the same for many rows (section 5)
+    "nb06_fit_fixed_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ ([\d.]+) ms \+"),
+    "nb06_fit_per_row_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ [\d.]+ ms \+ ([\d.]+) ms x B"),
+    "nb06_fit_fixed_share": from_notebook("06_performance_metrics.ipynb", r"at B = 1 the fixed part is (\d+%)"),
+    "nb06_fit_rows": from_notebook("06_performance_metrics.ipynb", r"as much work as (\d+) rows"),
+    "nb06_twin_small_ms": from_notebook("06_performance_metrics.ipynb", r"one decode step at B = 1: 'small' ([\d.]+) ms"),
+    "nb06_twin_thin_ms": from_notebook("06_performance_metrics.ipynb", r"one decode step at B = 1: .*?thin twin ([\d.]+) ms"),
+    "nb06_twin_thin_params": from_notebook("06_performance_metrics.ipynb", r"thin twin [\d.]+ ms \(([\d,]+) parameters\)"),
+    "nb06_twin_overhead": from_notebook("06_performance_metrics.ipynb", r"per-operation overhead: about (\d+%)"),
+    # the worked case of section 6: eight requests arriving one every `gap` ms, two schedules
+    "nb06_case_gap_ms": from_notebook("06_performance_metrics.ipynb", r"one request every (\d+) ms \|"),
+    **{f"nb06_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"{name}\s*: " + pattern)
+       for key, name in (("batch", "static batch of 8"), ("alone", "one at a time, on arrival"))
+       for what, pattern in (("median_ttft_ms", r"TTFT median\s+(\d+) ms"), ("p90_ttft_ms", r".*?p90\s+(\d+) ms"),
+                             ("work_tps", r".*?while computing\s+(\d+)"), ("run_tps", r".*?over the run\s+(\d+)"))},
+    "nb06_case_work_ratio": from_notebook("06_performance_metrics.ipynb", r"the batch: ([\d.]+)x the tokens per second of work"),
+    "nb06_case_ttft_ratio": from_notebook("06_performance_metrics.ipynb", r"the batch: .*?, (\d+)x the median TTFT"),
     # --- 07 ---
     "nb07_prompt_T": from_notebook("07_bug_lab.ipynb", r"prompt: T = (\d+) tokens"),
     "nb07_n_steps": from_notebook("07_bug_lab.ipynb", r"each check runs (\d+) decode steps"),
@@ -290,6 +329,12 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb07_concat_t1_seq_len": from_notebook("07_bug_lab.ipynb", r"seq_len reported by the cache: (\d+)"),
     "nb07_chunk_mask_error": from_notebook("07_bug_lab.ipynb", r"(RuntimeError: The size of tensor a[^\n]*)"),
     "nb07_beam_reshuffle_parents": from_notebook("07_bug_lab.ipynb", r"step 4: new beams continue beams (\[[\d, ]+\])"),
+    # caching hidden states instead of K/V: what it skips, what it redoes, what it stores
+    **{f"nb07_{key}_{fact}": from_notebook("07_bug_lab.ipynb", rf"{name}: k_proj \+ v_proj = {pattern}")
+       for key, name in (("course", "course model"), ("llama3", "Llama-3-8B"))
+       for fact, pattern in (("kv_share", r"([\d.]+%)"), ("reproject_T", r"[\s\S]*?once T > (\d+)"),
+                             ("hidden_values", r"[\s\S]*?hidden state C = (\d+)"),
+                             ("kv_values", r"[\s\S]*?K and V 2·H_kv·d_h = (\d+)"))},
     # --- 08 ---
     "nb08_per_position_bytes": from_notebook("08_beyond_the_basics.ipynb", r"K/V of one position = (\d+) bytes"),
     "nb08_dynamic_bytes_start": from_notebook("08_beyond_the_basics.ipynb", r"dynamic: holds \d+ -> \d+ positions, bytes (\d+) ->"),
@@ -299,6 +344,10 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb08_static_new_buffers": from_notebook("08_beyond_the_basics.ipynb", r"static: .*new buffers after the prefill: (\d+)"),
     "nb08_positions_end": from_notebook("08_beyond_the_basics.ipynb", r"static: holds \d+ -> (\d+) positions"),
     "nb08_copy_at_250": from_notebook("08_beyond_the_basics.ipynb", r"T=250: dynamic .*?copies\s+([\d.]+ KiB)"),
+    "nb08_static_faster": from_notebook("08_beyond_the_basics.ipynb", r"static faster at (\d+) of \d+ cache lengths"),
+    "nb08_timing_lengths": from_notebook("08_beyond_the_basics.ipynb", r"static faster at \d+ of (\d+) cache lengths"),
+    "nb08_step_ms_min": from_notebook("08_beyond_the_basics.ipynb", r"every step took ([\d.]+) to [\d.]+ ms"),
+    "nb08_step_ms_max": from_notebook("08_beyond_the_basics.ipynb", r"every step took [\d.]+ to ([\d.]+) ms"),
     "nb08_llama2_7b_copy_512": from_notebook("08_beyond_the_basics.ipynb", r"T =  512: a growing cache copies ([\d.]+ \w+)"),
     "nb08_llama2_7b_copy_4096": from_notebook("08_beyond_the_basics.ipynb", r"T = 4096: a growing cache copies ([\d.]+ \w+)"),
     "nb08_sliding_last_equal": from_notebook("08_beyond_the_basics.ipynb", r"full attention at positions 0 \.\. (\d+)"),

@@ -2,8 +2,8 @@
 
 The metrics, for a request of B rows that each produce n new tokens:
 
-    TTFT        time to first token: from the call until the first new token exists (prefill + one sample)
-    TPOT        time per output token after the first: the mean decode step (inter-token latency)
+    TTFT        time to first token: in generate prefill + one sample (a server adds queueing, scheduling)
+    TPOT        time per output token: one request's mean gap after its first token (ITL: each single gap)
     latency     end to end: TTFT + (n - 1) x TPOT
     throughput  new tokens per second, all rows together: B x n / latency;  while decoding: B / TPOT
     KV memory   2 x L x B x H_kv x T x d_h x bytes per element
@@ -331,20 +331,20 @@ def batch_sweep(
             "decode_throughput": [B / t for B, t in zip(Bs, med["tpot_s"])]}
 
 
-def serve(model, prompts: torch.Tensor, new_tokens: int, group_size: int, *, cache_kind: str = "static") -> dict:
-    """Serve N requests that all arrive at t = 0, ``group_size`` at a time, each group start to finish.
-
-    ``group_size = N``: one big batch, every prompt prefilled together. ``group_size = 1``: a
-    queue, one request after the other. Returns per request ``ttft_s`` and ``done_s`` (seconds
-    since t = 0), the ``makespan_s`` and the total ``throughput`` (all new tokens / makespan).
-    """
-    N = prompts.shape[0]
+def serve(model, prompts: torch.Tensor, new_tokens: int, group_size: int, *,
+          arrival_s: Sequence[float] | None = None, cache_kind: str = "static") -> dict:
+    """Serve N requests in arrival order, ``group_size`` at a time (N: one static batch; 1: a queue); a group
+    starts when its last request has arrived (``arrival_s``, sorted, default 0) and the server is free. Returns
+    per request ``wait_s``, ``ttft_s`` (from arrival), ``done_s``; ``makespan_s``, ``busy_s``, ``throughput``."""
+    N, arrival = len(prompts), [float(a) for a in ([0] * len(prompts) if arrival_s is None else arrival_s)]
     check_int("group_size", group_size, 1, N)
-    ttft, done, clock = [], [], 0.0
-    for start in range(0, N, group_size):
-        r = generate(model, prompts[start:start + group_size], new_tokens, cache_kind=cache_kind)
-        rows = r.tokens.shape[0]
-        ttft += [clock + r.ttft_s] * rows  # every row of the group gets its first token together
-        done += [clock + r.total_s] * rows
-        clock += r.total_s
-    return {"ttft_s": ttft, "done_s": done, "makespan_s": clock, "throughput": N * new_tokens / clock}
+    if len(arrival) != N or arrival != sorted(arrival) or arrival[0] < 0:
+        raise ValueError(f"arrival_s must be {N} sorted times >= 0, got {arrival_s!r}")
+    runs, clock, busy = [], 0.0, 0.0  # runs: per request, (when its group started, the group's result)
+    for g in range(0, N, group_size):
+        r = generate(model, prompts[g:g + group_size], new_tokens, cache_kind=cache_kind)
+        clock = max(clock, arrival[min(g + group_size, N) - 1])  # wait for the group's last request and the server
+        runs, clock, busy = runs + [(clock, r)] * len(r.lengths), clock + r.total_s, busy + r.total_s
+    return {"arrival_s": arrival, "wait_s": [t - a for (t, _), a in zip(runs, arrival)], "makespan_s": clock,
+            "ttft_s": [t + r.ttft_s - a for (t, r), a in zip(runs, arrival)],  # a group's rows start together
+            "done_s": [t + r.total_s for t, r in runs], "busy_s": busy, "throughput": N * new_tokens / clock}

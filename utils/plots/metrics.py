@@ -81,25 +81,36 @@ def plot_batch_sweep(sweep: dict, title: str = "Batching: more tokens per second
 
 
 def plot_schedules(schedules: dict, title: str = "Same requests, two schedules"):
-    """Per-request TTFT of each schedule (``name -> utils.perf.serve`` result), with its throughput."""
+    """Each schedule (``name -> utils.perf.serve`` result) as a timeline, one row per request: a tick where it
+    arrives, then waiting (until its group starts), prefill + first token (the rest of its TTFT), decode.
+    A result without ``arrival_s``/``wait_s``/``done_s`` is drawn as all arriving at 0 and ending together. Each
+    title gives the median TTFT (``np.median``: the mean of the two middle values for an even count) and tokens/s
+    over the run and, with ``busy_s``, while the server computes."""
     names = list(schedules)
-    colors = [COLORS["prefill"], COLORS["decode"], COLORS["cached"], COLORS["recompute"]]
-    fig, axes = subplots(1, len(names), figsize=(6 * len(names), 3.6), sharey=True, squeeze=False)
-    top = max(max(s["ttft_s"]) for s in schedules.values()) * 1e3
-    for ax, name, color in zip(axes[0], names, colors):
+    fig, axes = subplots(len(names), 1, figsize=(11, 1.1 + 2.1 * len(names)), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
         s = schedules[name]
-        ttft = np.asarray(s["ttft_s"]) * 1e3
-        ax.bar(np.arange(len(ttft)), ttft, color=color)
-        ax.axhline(np.median(ttft), color="k", lw=1, ls="--", label=f"median TTFT {np.median(ttft):.0f} ms")
-        ax.set_title(f"{name}\nthroughput {s['throughput']:.0f} tok/s, makespan {s['makespan_s'] * 1e3:.0f} ms",
-                     fontsize=10)
-        ax.set_xlabel("request (all arrive at t = 0)")
-        ax.set_ylim(0, top * 1.1)
-        ax.legend(fontsize=8, loc="upper left")
-        ax.grid(True, axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("TTFT of the request (ms)")
+        ttft = np.asarray(s["ttft_s"]) * 1e3  # ms, from each request's arrival
+        rows = np.arange(len(ttft))
+        arrival = np.asarray(s.get("arrival_s", np.zeros(len(ttft)))) * 1e3
+        wait = np.asarray(s.get("wait_s", np.zeros(len(ttft)))) * 1e3
+        done = np.asarray(s.get("done_s", np.full(len(ttft), s["makespan_s"]))) * 1e3
+        ax.barh(rows, wait, left=arrival, height=0.6, color=COLORS["mask"], alpha=0.45, label="waiting")
+        ax.barh(rows, ttft - wait, left=arrival + wait, height=0.6, color=COLORS["prefill"],
+                label="prefill + first token")
+        ax.barh(rows, done - arrival - ttft, left=arrival + ttft, height=0.6, color=COLORS["decode"], label="decode")
+        ax.plot(arrival, rows, "|", color="k", ms=14, mew=1.5, label="arrives")
+        ax.set_yticks(rows, [str(r) for r in rows])
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # request 0 on top
+        ax.set_ylabel("request")
+        busy = f", {s['throughput'] * s['makespan_s'] / s['busy_s']:.0f} while computing" if "busy_s" in s else ""
+        ax.set_title(f"{name}: median TTFT {np.median(ttft):.0f} ms | tokens/s: {s['throughput']:.0f} over the run"
+                     f"{busy}", fontsize=10, loc="left")
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[-1][0].set_xlabel("time (ms)")
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8)
     fig.suptitle(title, fontsize=11)
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.78, bottom=0.15, wspace=0.08)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
