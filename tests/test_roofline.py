@@ -1,0 +1,43 @@
+"""utils/roofline.py: arithmetic intensity of decode and prefill, and the ridge point."""
+import pytest
+
+from utils.config import ModelConfig
+from utils.roofline import GPU_ROOFS, Roofs, decode_point, measure_machine, prefill_point, ridge_batch, step_time
+from utils.sizing import MODEL_PRESETS
+
+LLAMA3 = MODEL_PRESETS["Llama-3-8B"]
+
+
+def test_decode_intensity_is_about_the_batch_size_for_short_contexts():
+    """Each weight (2 bytes in fp16) serves 2 FLOPs per row: about B FLOPs per byte."""
+    for B in (1, 8, 64):
+        p = decode_point(LLAMA3, B, 1)
+        assert 0.9 * B <= p["intensity"] <= 1.05 * B
+
+
+def test_the_kv_read_caps_the_intensity_of_long_contexts():
+    short, long_ = decode_point(LLAMA3, 64, 16), decode_point(LLAMA3, 64, 8192)
+    assert long_["intensity"] < short["intensity"] / 3
+    assert long_["kv_bytes"] > long_["weight_bytes"]
+
+
+def test_prefill_is_compute_bound_where_decode_is_not():
+    h100 = next(r for r in GPU_ROOFS if "H100" in r.name)
+    assert prefill_point(LLAMA3, 2048)["intensity"] > h100.ridge > decode_point(LLAMA3, 1, 1024)["intensity"]
+
+
+def test_ridge_batch_and_step_time():
+    roofs = Roofs("toy", peak_flops=100.0, bandwidth=10.0)  # ridge 10 FLOPs per byte
+    assert roofs.ridge == 10.0
+    assert step_time(50, 10, roofs) == 1.0 and step_time(200, 10, roofs) == 2.0
+    cfg = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
+    B = ridge_batch(cfg, 1, roofs, dtype="float16")
+    assert decode_point(cfg, B, 1, "float16")["intensity"] >= 10 > decode_point(cfg, B - 1, 1, "float16")["intensity"]
+    assert ridge_batch(LLAMA3, 8192, GPU_ROOFS[0], max_batch=256) is None  # the K/V read never lets it reach the ridge
+
+
+def test_measure_machine_gives_positive_roofs():
+    m = measure_machine(matmul_n=128, n_bytes=2**21, repeats=1)
+    assert m.peak_flops > 0 and m.bandwidth > 0 and m.ridge > 0
+    with pytest.raises(ValueError, match="n_bytes"):
+        measure_machine(n_bytes=10)
