@@ -26,7 +26,7 @@ ORDER_START, ORDER_END = "<!-- reading-order:start -->", "<!-- reading-order:end
 
 # The engine, in the order to read it, and what each file holds.
 READING_ORDER = [
-    ("config.py", "`ModelConfig`: the sizes B, T, L, C, H, H_kv, d_h, V and what follows from them"),
+    ("config.py", "`ModelConfig`: the model's sizes L, C, H, H_kv, d_h, V, d_ff, max_seq_len and what follows from them"),
     ("attention.py", "the causal mask, RoPE, `repeat_kv`, softmax attention written out"),
     ("cache.py", "the `Cache` base, `KVCache` (grows by concatenation), `StaticKVCache` (preallocated)"),
     ("model.py", "`Decoder`: embedding, L blocks (RMSNorm, attention, SwiGLU), logits; the module version"),

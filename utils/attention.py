@@ -32,7 +32,8 @@ def rope_angles(head_dim: int, max_len: int, theta: float = 10000.0) -> tuple[to
 
     Pair ``(x[i], x[i + d_h/2])`` is rotated by angle ``pos * theta**(-2i/d_h)``: low i turn
     fast (fine position), high i turn slowly (coarse position). This is the "rotate half"
-    layout used by Llama and Hugging Face.
+    layout of Hugging Face's Llama and GPT-NeoX. Meta's original Llama code pairs adjacent
+    dimensions (2i, 2i + 1) instead; converting its weights permutes the rows of W_q and W_k.
     """
     inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))  # (d_h/2,)
     pos = torch.arange(max_len, dtype=torch.float32)

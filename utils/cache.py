@@ -14,7 +14,8 @@ caches build on it:
 * ``KVCache`` grows by ``torch.cat`` along time: simplest to read, but every step allocates and
   copies the whole history.
 * ``StaticKVCache`` allocates ``max_len`` positions up front and writes new entries in place,
-  as serving engines do; writing past ``max_len`` raises ``ValueError``.
+  as HF's ``StaticCache`` and gpt-fast do for compiled decode; writing past ``max_len`` raises
+  ``ValueError``. (Serving engines share one pool of fixed-size blocks between requests instead.)
 
 Both also remember which cached positions are real tokens and which are left padding
 (``mask``, ``[B, T]``, None while every position is real): a new token's position is the number

@@ -91,8 +91,9 @@ class GenerationResult:
     tokens        ``[B, n]`` the new tokens only; a row that stopped early is padded with ``pad_id``
     lengths       new tokens per row (up to and including the stop token)
     stop_reasons  per row: ``"eos"``, ``"stop_string"`` or ``"max_new_tokens"``
-    ttft_s        seconds from the call to the first new token (prefill + first sample)
-    step_times_s  seconds between consecutive new tokens (the decode steps: TPOT samples)
+    ttft_s        seconds from the start of the work to the first new token: cache allocation, step
+                  setup, prefill and the first sample (a server adds queueing before it)
+    step_times_s  seconds between consecutive new tokens: ITL samples (their mean is TPOT)
     texts         decoded new text per row, when a tokenizer was given
     """
 
