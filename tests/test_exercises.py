@@ -80,6 +80,14 @@ def _itl_with_ttft(times):  # the first gap counted from 0: TTFT is not an ITL
     return float(np.percentile(np.diff([0.0] + list(times)), 95))
 
 
+def _mask_step(make_mask):
+    def step(model, token_ids, cache):
+        from utils.sliding import masked_forward
+
+        return masked_forward(model, token_ids[:, None], make_mask(cache.seq_len + 1), cache=cache)[:, -1]
+    return step
+
+
 # exercise id -> (mistake name, wrong function); each is a mistake learners really make
 MISTAKES = {
     "01.causal_mask": [
@@ -142,6 +150,16 @@ MISTAKES = {
         ("the wait for the first token counted as a gap", _itl_with_ttft),
         ("nearest rank instead of interpolation", lambda ts: float(np.percentile(np.diff(ts), 95, method="nearest"))),
     ],
+    "07.fix_position": [
+        ("position restarts at 0", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([0]))[:, -1]),
+        ("position = cache length - 1", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([c.seq_len - 1]))[:, -1]),
+        ("position = cache length + 1", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([c.seq_len + 1]))[:, -1]),
+    ],
+    "07.fix_mask": [
+        ("the new query sees only the first key", _mask_step(lambda S: torch.arange(S)[None] == 0)),
+        ("a lower triangle without the offset", _mask_step(lambda S: torch.ones(1, S, dtype=torch.bool).tril())),
+        ("the new token's own key hidden", _mask_step(lambda S: torch.arange(S)[None] < S - 1)),
+    ],
     "08.reorder": [
         ("not reordered", lambda k, v, i: (k, v)),
         ("gathered on the heads axis", lambda k, v, i: (k.index_select(1, i % k.shape[1]), v.index_select(1, i % v.shape[1]))),
@@ -164,7 +182,8 @@ def test_at_least_sixteen_exercises_two_per_notebook_01_to_08():
     per_nb = {}
     for key in E.EXERCISES:
         per_nb[key[:2]] = per_nb.get(key[:2], 0) + 1
-    assert all(per_nb.get(f"{n:02d}", 0) >= 2 for n in (1, 2, 3, 4, 5, 6, 8))
+    assert all(per_nb.get(f"{n:02d}", 0) >= 2 for n in range(1, 9))
+    assert len(E.EXERCISES) >= 16
 
 
 @pytest.mark.parametrize("exercise_id", sorted(E.EXERCISES))
@@ -218,3 +237,33 @@ def test_cases_are_fresh_each_run():
     E.run("01.repeat_kv", scribble)
     assert E.run("01.repeat_kv", S.repeat_kv).passed
     assert math.isnan(S.itl_p95([1.0]))
+
+
+def test_every_mystery_is_a_broken_engine_the_check_catches(capsys):
+    from utils.course_model import load_course_model
+
+    model, tok = load_course_model()
+    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+    for n in range(1, 6):
+        m = E.mystery(n)
+        assert m.check(model, prompt).caught
+        assert m._answer not in repr(m)  # nothing prints the answer
+
+
+def test_diagnose_hints_after_two_wrong_guesses_and_reveals_after_three(capsys):
+    from utils import mysteries
+
+    mysteries._tries.clear()
+    answer = E.mystery(4)._answer
+    wrong = [w for w in E.VOCABULARY if w != answer][:3]
+    assert E.diagnose(4, wrong[0]) is False and "Hint" not in capsys.readouterr().out
+    E.diagnose(4, wrong[1])
+    out = capsys.readouterr().out
+    assert "Hint:" in out and f"is '{answer}'" not in out
+    E.diagnose(4, wrong[2])
+    assert f"Mystery 4 is '{answer}'" in capsys.readouterr().out
+    assert E.diagnose(4, answer) is True and "✓" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="one of"):
+        E.diagnose(4, "cosmic rays")
+    with pytest.raises(ValueError, match="n must be <= 5"):
+        E.mystery(6)

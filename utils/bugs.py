@@ -338,3 +338,10 @@ def show_fix(bug: Bug | str) -> str:
 def run_all(model, prompt: torch.Tensor) -> list[tuple[Bug, Outcome, Outcome]]:
     """Every bug of ``BUGS`` on ``model`` and ``prompt`` ``[1, T]``: ``(bug, broken, fixed)``."""
     return [(bug, bug.run(model, prompt, False), bug.run(model, prompt, True)) for bug in BUGS]
+
+
+def mystery(n: int):
+    """Mystery bug ``n`` (1 to 5): one of the broken engines above, with no name (``utils/mysteries.py``)."""
+    from .mysteries import mystery as _mystery  # mysteries imports this module
+
+    return _mystery(n)

@@ -16,9 +16,11 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES, Case, Exercise
 
-__all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution"]
+__all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
+           "diagnose", "mystery", "VOCABULARY"]
 
 
 @dataclass

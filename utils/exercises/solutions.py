@@ -121,6 +121,21 @@ def itl_p95(token_times: list[float]) -> float:
     return float(np.percentile(gaps, 95)) if len(gaps) else math.nan
 
 
+def fixed_position_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
+    """Mystery 3 fixed: a decode step that passes the new token's position explicitly; logits [B, V]."""
+    position = torch.tensor([cache.seq_len])  # the tokens already cached come first
+    return model(token_ids[:, None], cache=cache, position_ids=position)[:, -1]
+
+
+def fixed_mask_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
+    """Mystery 1 fixed: a decode step with an explicit mask [1, S] over S = cached + 1 keys; logits [B, V]."""
+    from ..sliding import masked_forward
+
+    S = cache.seq_len + 1
+    mask = torch.ones(1, S, dtype=torch.bool)  # the new query is the last position: it sees every key
+    return masked_forward(model, token_ids[:, None], mask, cache=cache)[:, -1]
+
+
 def reorder(cache_k: torch.Tensor, cache_v: torch.Tensor, beam_idx: torch.Tensor):
     """Rows of [N, H_kv, T, d_h] gathered by beam_idx [N] on the batch axis (repeats allowed)."""
     return cache_k.index_select(0, beam_idx), cache_v.index_select(0, beam_idx)
