@@ -1,0 +1,74 @@
+"""Swap every exercise stub of a notebook for its reference solution (for the solved-notebooks test).
+
+Usage: python tools/solve_exercises.py NOTEBOOK.ipynb OUT.ipynb
+
+A stub cell carries the cell tag ``exercise:<id>`` (e.g. ``exercise:03.decode_step``): its function
+is replaced by the reference solution (``utils.exercises.EXERCISES[id].solution``), under the stub's
+own function name. A diagnosis cell carries ``diagnose:<n>``: it becomes a call that names mystery
+``n`` correctly. Everything else is left as it is, so the check cells then run on the solutions.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from utils.exercises import EXERCISES  # noqa: E402
+
+
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def stub_name(source: str) -> str:
+    """The name of the (first) function a stub cell defines."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            return node.name
+    raise ValueError("an exercise stub cell must define a function")
+
+
+def solved_source(exercise_id: str, stub_source: str) -> str:
+    solution = EXERCISES[exercise_id].solution
+    src = textwrap.dedent(inspect.getsource(solution))
+    module = inspect.getmodule(solution).__name__
+    name = stub_name(stub_source)
+    lines = [f"from {module} import *  # the names the reference solution uses", src]
+    if name != solution.__name__:
+        lines.append(f"{name} = {solution.__name__}")
+    return "\n".join(lines)
+
+
+def solve(nb: nbformat.NotebookNode) -> int:
+    """Swap the stubs of ``nb`` in place; return how many cells changed."""
+    n = 0
+    for cell in nb.cells:
+        for tag in tags(cell):
+            if tag.startswith("exercise:"):
+                cell.source = solved_source(tag.split(":", 1)[1], cell.source)
+                n += 1
+            elif tag.startswith("diagnose:"):
+                k = int(tag.split(":", 1)[1])
+                cell.source = f"from utils import exercises\nexercises.diagnose({k}, exercises.mystery({k})._answer)"
+                n += 1
+    return n
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    nb = nbformat.read(argv[0], as_version=4)
+    print(f"{argv[0]}: {solve(nb)} exercise cell(s) solved")
+    nbformat.write(nb, argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
