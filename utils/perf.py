@@ -201,7 +201,7 @@ def ttft_vs_prompt_length(
     model, prompt_lens: Sequence[int], repeats: int = 5, *, no_cache: bool = True, cache_kind: str = "static",
     batch_size: int = 1, warmup: int = 1, seed: int = 0, progress=None,
 ) -> dict:
-    """TTFT (``generate`` of one token: prefill + sample) per prompt length T, with and without the cache.
+    """TTFT (``generate`` of one token: cache and step setup + prefill + sample) per prompt length T, with and without the cache.
 
     Returns ``{"T": [...], "cached": [Stats...], "no_cache": [Stats...] or None}``. The two should
     agree: the first token needs the whole prompt either way; the cache only pays off afterwards.

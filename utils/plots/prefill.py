@@ -23,7 +23,7 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str = "One g
             ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, labels[s.step],
                     ha="center", va="bottom", fontsize=9)
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
-    ax.legend(handles, ["prefill (whole prompt) + first token", "decode step (one token)"],
+    ax.legend(handles, ["setup + prefill (whole prompt) + first token", "decode step (one token)"],
               loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
     ax.set_yticks([])
     ax.set_ylim(-0.4, 0.75)
@@ -50,19 +50,22 @@ def plot_top_probs(words: list[str], probs, title: str = "Next-token probabiliti
     return fig
 
 
-def plot_ttft(T_values, seconds, title: str = "Prefill time vs prompt length"):
-    """Two panels: TTFT (ms) against prompt length T, and the time per prompt token (µs)."""
+def plot_ttft(T_values, seconds, title: str = "TTFT vs prompt length"):
+    """Two panels: TTFT (ms) against prompt length T, and TTFT per prompt token (µs).
+
+    TTFT as ``generate`` measures it: cache and step setup, the prefill and the first pick.
+    """
     T = np.asarray(list(T_values), dtype=float)
     ms = np.asarray(list(seconds), dtype=float) * 1e3
     fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.4)
     ax1.plot(T, ms, "o-", color=COLORS["prefill"])
     ax1.set_xlabel("prompt length T (tokens)")
-    ax1.set_ylabel("prefill time = TTFT (ms)")
+    ax1.set_ylabel("TTFT: setup + prefill + first pick (ms)")
     ax1.set_ylim(0, None)
     ax1.set_title("TTFT grows with T")
     ax2.plot(T, ms * 1e3 / T, "o-", color=COLORS["prefill"])
     ax2.set_xlabel("prompt length T (tokens, log scale)")
-    ax2.set_ylabel("prefill time per prompt token (µs)")
+    ax2.set_ylabel("TTFT per prompt token (µs)")
     ax2.set_xscale("log", base=2)
     ax2.set_xticks(T, [f"{t:g}" for t in T])
     ax2.minorticks_off()
