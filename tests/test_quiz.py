@@ -128,8 +128,8 @@ def test_sizing_answer_is_computed_with_kv_cache_bytes():
     assert q.answer == kv_cache_bytes(32, 1, 32, 4096, 128, "float16") / 2**30
 
 
-def test_the_tolerance_question_quotes_the_bug_labs_tolerance():
-    from utils.bug_lab import TOL
+def test_the_tolerance_question_quotes_the_courses_one_tolerance():
+    from utils.recompute import TOL
 
     q = next(q for q in QUESTIONS if "compared with full-recompute" in q.prompt)
     assert q.answer.endswith(f"<= {TOL:g}") and q.answer in q.options
@@ -140,6 +140,22 @@ def test_the_hidden_state_answer_gives_llama_3_8b_per_token_sizes():
     cfg = MODEL_PRESETS["Llama-3-8B"]
     assert f"{cfg.d_model} against {2 * cfg.n_kv_heads * cfg.head_dim} in Llama-3-8B" in q.answer
     assert "grows with T" in q.answer and "saves little" not in q.answer
+    mha = MODEL_PRESETS["Llama-2-7B"]  # without GQA a hidden state is half the size of K and V
+    assert f"{mha.d_model} against {2 * mha.n_kv_heads * mha.head_dim} in Llama-2-7B" in q.answer
+
+
+def test_the_first_decode_step_question_names_no_bug_that_already_fails_at_the_prefill():
+    """Padding masks (per-row lengths) and dropout are wrong from step 0: they cannot explain a step-0 match."""
+    q = next(q for q in QUESTIONS if "diverge from the first decode step" in q.prompt)
+    why = q.explanation.casefold()
+    assert "leave step 0 intact" in why
+    assert not any(word in why for word in ("dropout", "per-row", "padding"))
+
+
+def test_the_sliding_window_position_question_does_not_count_truncation_as_dropping_entries():
+    """Truncating and prefilling again restarts positions at 0: only windows and eviction keep counting."""
+    q = next(q for q in QUESTIONS if "RoPE position of the next token" in q.prompt)
+    assert "eviction" in q.explanation and "truncation" not in q.explanation
 
 
 def test_answer_key_lists_every_question_with_its_answer():

@@ -14,11 +14,11 @@ from typing import Sequence
 import torch
 
 from .attention import causal_mask
-from .bug_lab import TOL
 from .cache import StaticKVCache
 from .config import ModelConfig
 from .generate import GenerationResult, prefill
 from .model import Decoder
+from .recompute import TOL
 from .question import KIND_NAMES, Question, format_answer
 from .sampling import filtered_probs
 from .sizing import MODEL_PRESETS, kv_bytes_per_token, kv_cache_bytes
@@ -162,7 +162,7 @@ QUESTIONS: list[Question] = [
              f"{_first_new_position(12)}.", seed=True),
     Question(3, "truefalse", "In a decode step the single new query attends to every cached key (its mask row is "
              "all True).", _decode_row_all_true, "The new token is the latest one, so every cached token lies in "
-             "its past: causal_mask(1, 13) is all True."),
+             "its past: causal_mask(1, 13), one query over 12 cached keys + itself, is all True."),
     Question(3, "choice", "How should cached logits be compared with full-recompute logits?",
              f"with a tolerance, e.g. max |diff| <= {TOL:g}",
              "Same weights, eval mode, dtype and positions give the same result up to float rounding: the sums "
@@ -202,7 +202,9 @@ QUESTIONS: list[Question] = [
              "The same cached logits can be sampled any way."),
     Question(5, "choice", "A stop string such as \"cats .\" can span two tokens. How does generate detect it?",
              "it decodes the new tokens to text and checks whether the text ends with the stop string",
-             "Token ids cannot see a string that is cut across tokens; the decoded text can.",
+             "Token ids cannot see a string that is cut across tokens; the decoded text can. An endswith test "
+             "still misses a stop string that ends inside the last token (notebook 05); a search over the text's "
+             "tail catches it.",
              options=("it compares the last token id with the stop string's id",
                       "it decodes the new tokens to text and checks whether the text ends with the stop string",
                       "it cannot: stop strings must be single tokens",
@@ -235,7 +237,8 @@ QUESTIONS: list[Question] = [
              "Which bug fits best?",
              "decode restarts the position ids at 0",
              "The new token must take the position equal to the cache length; restarting at 0 rotates it as "
-             "the first token. Also check the mask length, the concatenation axis, per-row lengths and dropout.",
+             "the first token. Also check the other bugs that leave step 0 intact: a re-fed prompt, a mask "
+             "without the cache offset, the concatenation axis, one layer's K/V for all layers.",
              options=("decode restarts the position ids at 0", "the temperature is too high",
                       "the prompt is too short", "the tokenizer adds <BOS>")),
     Question(7, "truefalse", "Setting use_cache=False changes the model's parameters.", False,
@@ -253,13 +256,16 @@ QUESTIONS: list[Question] = [
              "Each layer computes K and V from its own input with its own weights, so layer 0's K/V are wrong "
              "for layer 1. Caching each layer's input (its hidden states) can be made correct, and it still skips "
              "the history's Q, O and MLP. But every step must then re-project K and V for all T history positions "
-             "in every layer, so the work per step grows with T. And with GQA a hidden state can take more memory "
-             f"than K and V: C values per token and layer against 2·H_kv·d_h ({_L3.d_model} against "
-             f"{2 * _L3.n_kv_heads * _L3.head_dim} in Llama-3-8B).",
+             "in every layer, so the work per step grows with T (with B·T in a batch). And with GQA a hidden state "
+             f"can take more memory than K and V: C values per token and layer against 2·H_kv·d_h ({_L3.d_model} "
+             f"against {2 * _L3.n_kv_heads * _L3.head_dim} in Llama-3-8B). Without GQA it is half the size of K "
+             f"and V ({_L7B.d_model} against {2 * _L7B.n_kv_heads * _L7B.head_dim} in Llama-2-7B): there it trades "
+             "memory for compute.",
              "Cache per layer, shape [B, H_kv, T, d_h]: layer 0's K/V cannot stand in for layer 1's. k_proj and "
              "v_proj are a small part of a layer's weights (notebook 07 computes the share), so a hidden-state "
              "cache still skips most of a layer's work on the history; its costs are the re-projection, which "
-             "grows with T, and, with GQA, memory."),
+             "grows with T (a single sequence's memory-bound step can hide part of it; a batch multiplies it by "
+             "B), and, with GQA, memory."),
     # 08 · beyond the basics
     Question(8, "fill", f"A StaticKVCache for a model with L = {_TINY.n_layers}, H_kv = {_TINY.n_kv_heads}, "
              f"d_h = {_TINY.head_dim} is allocated for B = 1 and max_len = {_STATIC_LEN} positions in float32. How "
@@ -277,7 +283,7 @@ QUESTIONS: list[Question] = [
              "zero-based RoPE position of the next token?",
              lambda: _sliding_window(_WINDOW, _FED)[1],
              lambda: f"The position counts the tokens seen (n_seen = {_sliding_window(_WINDOW, _FED)[1]}), not the "
-             f"positions stored ({_sliding_window(_WINDOW, _FED)[0]}): once a window or truncation drops old "
+             f"positions stored ({_sliding_window(_WINDOW, _FED)[0]}): once a window or eviction drops old "
              "entries, the cache length is no longer the position."),
     Question(8, "truefalse", "Beam search with 4 beams keeps 4 rows of K/V per request, so it needs about 4 times "
              "the cache memory of greedy decoding.", True,
