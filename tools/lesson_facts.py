@@ -112,17 +112,18 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb02_impostor2_p": from_notebook("02_prefill.ipynb", r"layer 2's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
     "nb02_impostor3_p": from_notebook("02_prefill.ipynb", r"layer 3's K/V in every layer\s+-> \S+\s+\(p = ([\d.]+)\)"),
     "nb02_timing_model_params": from_notebook("02_prefill.ipynb", r"timing model: .*?, ([\d.]+) M parameters"),
-    "nb02_ttft_8_ms": from_notebook("02_prefill.ipynb", r"T =\s+8: prefill\s+([\d.]+) ms"),
-    "nb02_per_token_8_us": from_notebook("02_prefill.ipynb", r"T =\s+8: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
-    "nb02_ttft_128_ms": from_notebook("02_prefill.ipynb", r"T =\s+128: prefill\s+([\d.]+) ms"),
-    "nb02_per_token_128_us": from_notebook("02_prefill.ipynb", r"T =\s+128: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
-    "nb02_ttft_512_ms": from_notebook("02_prefill.ipynb", r"T =\s+512: prefill\s+([\d.]+) ms"),
-    "nb02_per_token_512_us": from_notebook("02_prefill.ipynb", r"T =\s+512: prefill\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_8_ms": from_notebook("02_prefill.ipynb", r"T =\s+8: TTFT\s+([\d.]+) ms"),
+    "nb02_per_token_8_us": from_notebook("02_prefill.ipynb", r"T =\s+8: TTFT\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_128_ms": from_notebook("02_prefill.ipynb", r"T =\s+128: TTFT\s+([\d.]+) ms"),
+    "nb02_per_token_128_us": from_notebook("02_prefill.ipynb", r"T =\s+128: TTFT\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
+    "nb02_ttft_512_ms": from_notebook("02_prefill.ipynb", r"T =\s+512: TTFT\s+([\d.]+) ms"),
+    "nb02_per_token_512_us": from_notebook("02_prefill.ipynb", r"T =\s+512: TTFT\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
     "nb02_ttft_ratio_512_8": lambda: f"{float(FACTS['nb02_ttft_512_ms']()) / float(FACTS['nb02_ttft_8_ms']()):.0f}",
     # --- 03 ---
     "nb03_course_model": from_notebook("03_decode.ipynb",
                                        r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+, V=\d+)"),
-    "nb03_recompute_steps": from_notebook("03_decode.ipynb", r"cached == recompute within 0\.001 for (\d+) steps"),
+    "nb03_recompute_steps": from_notebook("03_decode.ipynb", r"cached == recompute within 0\.0001 for (\d+) steps"),
+    "nb03_weight_on_two_min": from_notebook("03_decode.ipynb", r"weight on 狗 \+ the new token, per query head: .*\(at least (\d+%)\)"),
     "nb03_recompute_worst": from_notebook("03_decode.ipynb", r"largest difference: ([\d.]+e[+-]\d+);"),
     "nb03_recompute_exact": from_notebook("03_decode.ipynb", r"bit-for-bit equal at (\d+) of \d+ steps"),
     "nb03_kproj_alone_vs_batch": from_notebook("03_decode.ipynb", r"alone vs in the batch : max \|diff\| = ([\d.]+e[+-]\d+)"),
@@ -145,6 +146,10 @@ FACTS: dict[str, Callable[[], str]] = {
            for j, pat in enumerate([r"[\d.]+", r"[\d.]+", r"[\d.]+%", r"[\d.]+%", r"[\d.]+ \w?i?B", r"[\d.]+ \w?i?B"])))
        for i, col in enumerate(["mflop_cached", "mflop_no_cache", "saved", "attention_share", "kv_read", "weights_read"])
        for T in (128, 2047)},
+    # the attention table of section 6: without the cache every query's attention runs again
+    **{f"nb03_attention_{col}_2047": from_notebook("03_decode.ipynb", r"attention MFLOP: no cache.*\n(?:.*\n)*?\s*2047\s+" + r"\s+".join(
+           f"({pat})" if j == i else f"(?:{pat})" for j, pat in enumerate([r"[\d.]+", r"[\d.]+%", r"[\d.]+"])))
+       for i, col in enumerate(["no_cache_mflop", "no_cache_share", "cached_mflop"])},
     "nb03_llama3_8b_checkpoint": from_notebook("03_decode.ipynb", r"parameters = ([\d.]+ \w+) \(a checkpoint's size\)"),
     "nb03_llama3_8b_weights": from_notebook("03_decode.ipynb", r"one decode step reads ([\d.]+ \w+) of them"),
     "nb03_llama3_8b_embedding": from_notebook("03_decode.ipynb", r"of the ([\d.]+ \w+) embedding table"),
@@ -157,10 +162,21 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb03_kv_equals_weights_T_b1": from_notebook("03_decode.ipynb", r"B =  1: the K/V read reaches .*? at T = ([\d,]+) tokens"),
     "nb03_kv_equals_weights_T_b32": from_notebook("03_decode.ipynb", r"B = 32: the K/V read reaches .*? at T = ([\d,]+) tokens"),
     "nb03_llama3_8b_max_context": from_notebook("03_decode.ipynb", r"Llama-3-8B reads at most ([\d,]+) tokens"),
+    # the ridge points and the batch at which a Llama-3-8B step reaches them
+    "nb03_ridge_a100": from_notebook("03_decode.ipynb", r"A100 [^:]*: ridge (\d+) FLOPs per byte"),
+    "nb03_ridge_h100": from_notebook("03_decode.ipynb", r"H100 [^:]*: ridge (\d+) FLOPs per byte"),
+    "nb03_ridge_batch_a100": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n\s*0\s+[\d.]+\s+(\d+)\s+\d+\n"),
+    "nb03_ridge_batch_h100": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n\s*0\s+[\d.]+\s+\d+\s+(\d+)\n"),
+    "nb03_ridge_max_batch": from_notebook("03_decode.ipynb", r"\(-: not within B <= ([\d,]+)\)"),
+    "nb03_ridge_intensity_1k": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n(?:.*\n)*?\s*1024\s+([\d.]+)\s+-"),
+    "nb03_ridge_intensity_8k": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n(?:.*\n)*?\s*8192\s+([\d.]+)\s+-"),
     # --- 04 ---
     "nb04_llama3_8b_4k_bytes": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096):,}",
     "nb04_llama3_8b_4k_mib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096) / 2**20:.1f}",
     "nb04_gemma2_9b_mha_form_ratio": from_notebook("04_cache_sizing.ipynb", r"Gemma-2-9B .*?MHA form / general = ([\d.]+)"),
+    "nb04_gemma2_9b_group": from_notebook("04_cache_sizing.ipynb", r"Gemma-2-9B .*?H/H_kv=(\d+)"),
+    "nb04_gemma2_9b_heads_width": from_notebook("04_cache_sizing.ipynb", r"Gemma-2-9B .*?H·d_h=(\d+)"),
+    "nb04_gemma2_9b_d_model": from_notebook("04_cache_sizing.ipynb", r"Gemma-2-9B .*? C=(\d+)"),
     "nb04_prefill_nbytes": from_notebook("04_cache_sizing.ipynb", r"KVCache after prefill: seq_len=\d+, nbytes=([\d,]*\d)"),
     "nb04_decode_step_bytes": from_notebook("04_cache_sizing.ipynb", r"decode step 0: \+([\d,]+) bytes"),
     "nb04_static_nbytes": from_notebook("04_cache_sizing.ipynb", r"StaticKVCache: \d+ of \d+ positions filled, nbytes=([\d,]*\d)"),
@@ -194,7 +210,12 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb04_tflop_without_cache": from_notebook("04_cache_sizing.ipynb", r"Llama-3-8B: ([\d,]+) TFLOP without a cache"),
     "nb04_tflop_with_cache": from_notebook("04_cache_sizing.ipynb", r"TFLOP without a cache, ([\d,]+) TFLOP with it"),
     "nb04_flop_ratio": from_notebook("04_cache_sizing.ipynb", r"TFLOP with it: (\d+)x less work"),
+    "nb04_lm_head_tflop": from_notebook("04_cache_sizing.ipynb", r"\nlm_head\s+([\d.,]+)\s+[\d.,]+\s+\d+x"),
+    "nb04_attention_tflop_ratio": from_notebook("04_cache_sizing.ipynb", r"\nattention\s+[\d.,]+\s+[\d.,]+\s+(\d+)x"),
+    "nb04_ratio_with_lm_head": from_notebook("04_cache_sizing.ipynb", r"projections \+ MLP \+ lm_head only: (\d+)x"),
+    "nb04_ratio_with_attention": from_notebook("04_cache_sizing.ipynb", r"projections \+ MLP \+ attention only: (\d+)x"),
     "nb04_llama3_8b_weights_read_gib": from_notebook("04_cache_sizing.ipynb", r"a decode step reads ([\d.]+) GiB of them"),
+    "nb04_static_used_tokens": from_notebook("04_cache_sizing.ipynb", r"a ([\d,]+)-token request in a cache preallocated"),
     "nb04_static_used_mib": from_notebook("04_cache_sizing.ipynb", r"preallocated for 8,192: uses ([\d.]+) MiB"),
     "nb04_static_wasted": from_notebook("04_cache_sizing.ipynb", r"\((\d+%) wasted\)"),
     "nb04_llama3_8b_b8_8k_gib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 8, 8192) / 2**30:.1f}",
@@ -250,6 +271,8 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb06_stall_tpot_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: TPOT ([\d.]+) ms"),
     "nb06_stall_p99_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: .*?ITL p99 ([\d.]+) ms"),
     "nb06_stall_max_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: .*?max ([\d.]+) ms"),
+    "nb06_stall_median_ms": from_notebook("06_performance_metrics.ipynb", r"with one 20 ms stall: .*?ITL median ([\d.]+) ms"),
+    "nb06_wall_ms": from_notebook("06_performance_metrics.ipynb", r"the call from outside ([\d.]+) ms"),
     "nb06_kv_T": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=(\d+):"),
     "nb06_kv_bytes": from_notebook("06_performance_metrics.ipynb", r"KV memory for T=\d+: ([\d,]+) bytes"),
     "nb06_small_shape": from_notebook("06_performance_metrics.ipynb", r"'small': (L=\d+, C=\d+, H=\d+, H_kv=\d+, V=\d+)"),
@@ -264,7 +287,7 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb06_modules_ms": from_notebook("06_performance_metrics.ipynb", r"module by module ([\d.]+) ms"),
     "nb06_flat_ms": from_notebook("06_performance_metrics.ipynb", r"module by module [\d.]+ ms, flat ([\d.]+) ms"),
     "nb06_flat_speedup": from_notebook("06_performance_metrics.ipynb", r"the flat step is ([\d.]+)x faster"),
-    "nb06_python_share": from_notebook("06_performance_metrics.ipynb", r"(\d+%) of the module step was Python"),
+    "nb06_python_share": from_notebook("06_performance_metrics.ipynb", r"the module calls alone cost (\d+%) of the module step"),
     # bytes per batch-1 decode step (section 4), T = 256, float32
     **{f"nb06_bytes_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^\s*{name}: " + pattern)
        for key, name in (("small", "small"), ("50m", "50M"), ("100m", "100M"))
@@ -285,10 +308,20 @@ FACTS: dict[str, Callable[[], str]] = {
                                                    "tpot_ms": r"[\d.]+ MB per new token -> TPOT >= ([\d.]+) ms",
                                                    "tokens_per_s": r".*?<= ([\d,]+) tokens/s"}[what])
        for B in (1, 64) for what in ("per_token_mb", "tpot_ms", "tokens_per_s")},
+    # where compute takes over: FLOPs per byte at B = 64, against a GPU's ridge (section 5)
+    "nb06_bound_b64_flop_per_byte": from_notebook("06_performance_metrics.ipynb", r"at B = 64 the step does ([\d.]+) FLOPs per byte"),
+    "nb06_bound_b64_tflops": from_notebook("06_performance_metrics.ipynb", r"takes ([\d.]+) TFLOP/s of float32 arithmetic"),
+    "nb06_bound_b64_bf16_flop_per_byte": from_notebook("06_performance_metrics.ipynb", r"in bfloat16 it does ([\d.]+) FLOPs per byte"),
+    "nb06_gpu_ridge_a100": from_notebook("06_performance_metrics.ipynb", r"a GPU's ridge: .*?A100 (\d+)"),
+    "nb06_gpu_ridge_h100": from_notebook("06_performance_metrics.ipynb", r"a GPU's ridge: .*?H100 (\d+)"),
     # the batch sweep of the 'small' model (section 5), B = 1 and B = 32
     **{f"nb06_sweep_b{B}_{col}": from_notebook("06_performance_metrics.ipynb", r"B \| TTFT ms[^\n]*\n(?:[^\n]*\n)*?\s*" + str(B) + r" \|"
                                                + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)")
        for B in (1, 32) for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput"))},
+    # while decoding, B rows against one: the tokens/s gained and each request's TPOT (section 5)
+    **{f"nb06_sweep_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"decoding, B = +{B} against B = 1: " + pattern)
+       for B in (4, 32) for what, pattern in (("decode_gain", r"([\d.]+)x the tokens/s"),
+                                              ("tpot_ratio", r"[\d.]+x the tokens/s, ([\d.]+)x each request's TPOT"))},
     # what makes a step of the 'small' model cost the same for many rows (section 5)
     "nb06_fit_fixed_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ ([\d.]+) ms \+"),
     "nb06_fit_per_row_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ [\d.]+ ms \+ ([\d.]+) ms x B"),
@@ -331,7 +364,7 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb07_beam_reshuffle_parents": from_notebook("07_bug_lab.ipynb", r"step 4: new beams continue beams (\[[\d, ]+\])"),
     # caching hidden states instead of K/V: what it skips, what it redoes, what it stores
     **{f"nb07_{key}_{fact}": from_notebook("07_bug_lab.ipynb", rf"{name}: k_proj \+ v_proj = {pattern}")
-       for key, name in (("course", "course model"), ("llama3", "Llama-3-8B"))
+       for key, name in (("course", "course model"), ("llama3", "Llama-3-8B"), ("llama2", "Llama-2-7B"))
        for fact, pattern in (("kv_share", r"([\d.]+%)"), ("reproject_T", r"[\s\S]*?once T > (\d+)"),
                              ("hidden_values", r"[\s\S]*?hidden state C = (\d+)"),
                              ("kv_values", r"[\s\S]*?K and V 2·H_kv·d_h = (\d+)"))},
@@ -361,7 +394,7 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb08_beam_no_reorder": from_notebook("08_beyond_the_basics.ipynb", r"without reorder: first diverging (step \d+ \(position \d+\))"),
     "nb08_smol_shape": from_notebook("08_beyond_the_basics.ipynb", r"SmolLM2-135M: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(GQA\), d_h=\d+, V=\d+)"),
     "nb08_smol_float32": from_notebook("08_beyond_the_basics.ipynb", r"M parameters = ([\d.]+ \w+) in float32"),
-    "nb08_smol_per_token_kib": _per_token_kib("SmolLM2-135M", "float32"),
+    "nb08_smol_per_token_kib": from_notebook("08_beyond_the_basics.ipynb", r"SmolLM2-135M K/V cache: ([\d.]+) KiB per token in float32"),
     "nb08_skip_reason": from_notebook("08_beyond_the_basics.ipynb", r"Skipped the pretrained-model cells: ([^\n]+)"),
     # --- 09 ---
     "nb09_questions": from_notebook("09_self_test.ipynb", r"(?m)^(\d+) questions$"),
