@@ -309,16 +309,9 @@ def _course_model():
     return load_course_model()[0]
 
 
-def _fix_position_cases() -> list[Case]:
-    hint = "the new token's position is the number of tokens the cache already holds"
-    return [_recompute_case("course model, 6 decode steps", _course_model, hint),
-            _recompute_case("random MQA model, 6 decode steps", _mqa_model, hint)]
-
-
-def _fix_mask_cases() -> list[Case]:
-    hint = "the one new query sits after every cached key: its mask row [1, S] must let it see all S keys"
-    return [_recompute_case("course model, 6 decode steps", _course_model, hint),
-            _recompute_case("random MQA model, 6 decode steps", _mqa_model, hint)]
+def _fix_cases(hint: str) -> Callable[[], list[Case]]:
+    return lambda: [_recompute_case("course model, 6 decode steps", _course_model, hint),
+                    _recompute_case("random MQA model, 6 decode steps", _mqa_model, hint)]
 
 
 def _ex(id_, title, solution, cases, hint) -> Exercise:
@@ -347,9 +340,11 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     _ex("06.ttft_tpot", "TTFT and TPOT of one request", S.ttft_tpot, _ttft_tpot_cases,
         "TTFT from the request, TPOT over the n - 1 gaps"),
     _ex("06.itl_p95", "the p95 inter-token latency", S.itl_p95, _itl_cases, "gaps between consecutive tokens"),
-    _ex("07.fix_position", "fix mystery 3: the new token's position", S.fixed_position_step, _fix_position_cases,
+    _ex("07.fix_position", "fix mystery 3: the new token's position", S.fixed_position_step,
+        _fix_cases("the new token's position is the number of tokens the cache already holds"),
         "position = cache length"),
-    _ex("07.fix_mask", "fix mystery 1: the decode step's mask", S.fixed_mask_step, _fix_mask_cases,
+    _ex("07.fix_mask", "fix mystery 1: the decode step's mask", S.fixed_mask_step,
+        _fix_cases("the one new query sits after every cached key: its mask row [1, S] must let it see all S keys"),
         "the new query sees every cached key"),
     _ex("08.reorder", "reorder the cache for beams", S.reorder, _reorder_cases, "gather rows on dim=0"),
     _ex("08.window_update", "a sliding-window append", S.window_update, _window_cases,
