@@ -3,16 +3,14 @@
 Usage: python tools/solve_exercises.py NOTEBOOK.ipynb OUT.ipynb
 
 A stub cell carries the cell tag ``exercise:<id>`` (e.g. ``exercise:03.decode_step``): its function
-is replaced by the reference solution (``utils.exercises.EXERCISES[id].solution``), under the stub's
-own function name. A diagnosis cell carries ``diagnose:<n>``: it becomes a call that names mystery
+becomes the reference solution (``utils.exercises.EXERCISES[id].solution``), under the stub's own
+function name. A diagnosis cell carries ``diagnose:<n>``: it becomes a call that names mystery
 ``n`` correctly. Everything else is left as it is, so the check cells then run on the solutions.
 """
 from __future__ import annotations
 
 import ast
-import inspect
 import sys
-import textwrap
 from pathlib import Path
 
 import nbformat
@@ -35,14 +33,11 @@ def stub_name(source: str) -> str:
 
 
 def solved_source(exercise_id: str, stub_source: str) -> str:
-    solution = EXERCISES[exercise_id].solution
-    src = textwrap.dedent(inspect.getsource(solution))
-    module = inspect.getmodule(solution).__name__
+    """The stub's function bound to the reference solution, and nothing else: the notebook's
+    other names (the package's own ``causal_mask``, ``decode_step``...) stay as they were."""
     name = stub_name(stub_source)
-    lines = [f"from {module} import *  # the names the reference solution uses", src]
-    if name != solution.__name__:
-        lines.append(f"{name} = {solution.__name__}")
-    return "\n".join(lines)
+    return (f"from utils.exercises import EXERCISES as _EXERCISES\n"
+            f"{name} = _EXERCISES[{exercise_id!r}].solution  # the reference solution, under the stub's name")
 
 
 def solve(nb: nbformat.NotebookNode) -> int:
