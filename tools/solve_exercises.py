@@ -46,7 +46,10 @@ def solve(nb: nbformat.NotebookNode) -> int:
     for cell in nb.cells:
         for tag in tags(cell):
             if tag.startswith("exercise:"):
-                cell.source = solved_source(tag.split(":", 1)[1], cell.source)
+                exercise_id = tag.split(":", 1)[1]
+                if exercise_id not in EXERCISES:
+                    raise ValueError(f"cell tag {tag!r}: no such exercise; the exercises are {sorted(EXERCISES)}")
+                cell.source = solved_source(exercise_id, cell.source)
                 n += 1
             elif tag.startswith("diagnose:"):
                 k = int(tag.split(":", 1)[1])

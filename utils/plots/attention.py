@@ -1,11 +1,11 @@
-"""Figures of notebook 01 (the attention block): masks, weights, head groups, RoPE scores."""
+"""Figures of notebook 01 (the attention block): masks, weights, head groups, softmax saturation, RoPE."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from . import COLORS
+from . import COLORS, new_figure
 
 
 def plot_mask(ax, mask, title: str = "Causal mask", offset: int = 0) -> None:
@@ -81,3 +81,75 @@ def plot_rope_scores(ax, scores, title: str = "q·k after RoPE, for every pair o
     ax.set_title(title)
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="q·k score")
     return im
+
+
+def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys: int,
+                            title: str = "Softmax of q·k as the head grows wider"):
+    """Two panels against d_h: a row's largest attention weight, and its entropy (nats).
+
+    ``max_weight`` and ``entropy`` map a line label (e.g. with and without the 1/√d_h scale) to
+    one value per d_h, averaged over rows. Both panels mark a uniform row (weight 1/n_keys everywhere,
+    entropy ln n_keys) and a one-hot row (largest weight 1, entropy 0). Returns the figure.
+    """
+    d = np.asarray(list(d_h_values), dtype=float)
+    fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.4)
+    colors = [COLORS["prefill"], COLORS["recompute"], COLORS["cached"], COLORS["K"]]
+    for (label, values), color in zip(max_weight.items(), colors):
+        ax1.plot(d, values, "o-", color=color, label=label)
+    for (label, values), color in zip(entropy.items(), colors):
+        ax2.plot(d, values, "o-", color=color, label=label)
+    ax1.axhline(1.0, color=COLORS["mask"], linestyle=":", linewidth=1)
+    ax1.axhline(1 / n_keys, color=COLORS["mask"], linestyle="--", linewidth=1)
+    ax1.text(d[0], 1 / n_keys, f" uniform: 1/{n_keys}", va="bottom", fontsize=8, color=COLORS["mask"])
+    ax1.text(d[0], 1.0, " one-hot: 1", va="top", fontsize=8, color=COLORS["mask"])
+    ax1.set_ylim(0, 1.05)
+    ax1.set_ylabel("largest weight in a row (mean)")
+    ax1.set_title("one key takes the weight")
+    ax2.axhline(np.log(n_keys), color=COLORS["mask"], linestyle="--", linewidth=1)
+    ax2.text(d[0], np.log(n_keys), f" uniform: ln {n_keys} = {np.log(n_keys):.2f}", va="bottom", fontsize=8,
+             color=COLORS["mask"])
+    ax2.text(d[0], 0.0, " one-hot: 0", va="bottom", fontsize=8, color=COLORS["mask"])
+    ax2.set_ylim(0, np.log(n_keys) * 1.15)
+    ax2.set_ylabel("entropy of a row (nats, mean)")
+    ax2.set_title("the row's spread collapses")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d, [f"{v:g}" for v in d])
+        ax.minorticks_off()
+        ax.set_xlabel("head width d_h (log scale)")
+        ax.legend(fontsize=8, loc="center right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_rope_frequencies(theta, n_positions: int, title: str = "RoPE: how fast each pair turns"):
+    """Two panels for the speeds ``theta`` ``[d_h/2]`` (radians per position) of the pairs of one head.
+
+    Left: the rotation per position of each pair i (degrees, log scale). Right: cos(p·θ_i) for
+    positions p = 0 .. n_positions-1, one row per pair: fast pairs cycle, slow pairs barely move.
+    Returns the figure.
+    """
+    theta = np.asarray(theta, dtype=float)  # (d_h/2,)
+    half = len(theta)
+    pairs = np.arange(half)
+    fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.6)
+    ax1.semilogy(pairs, np.degrees(theta), "o-", color=COLORS["K"])
+    ax1.axhline(360 / n_positions, color=COLORS["mask"], linestyle="--", linewidth=1)
+    ax1.text(pairs[-1], 360 / n_positions, f"one turn in {n_positions} positions ", ha="right", va="bottom",
+             fontsize=8, color=COLORS["mask"])
+    step = max(1, half // 8)
+    ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=8)
+    ax1.set_xlabel("pair i (its dimensions: i and i + d_h/2)")
+    ax1.set_ylabel("θ_i (degrees per position, log)")
+    ax1.set_title("θ_i = base^(−2i/d_h)")
+    angles = np.outer(theta, np.arange(n_positions))  # (d_h/2, n_positions): p·θ_i
+    im = ax2.imshow(np.cos(angles), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
+    ax2.set_yticks(pairs[::step])
+    ax2.set_xlabel("position p (token index)")
+    ax2.set_ylabel("pair i")
+    ax2.set_title("cos(p·θ_i): the angle of each pair")
+    fig.colorbar(im, ax=ax2, fraction=0.046, pad=0.04, label="cos of the angle")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -1,4 +1,4 @@
-"""Figures of notebooks 00 (tour) and 02 (prefill): the generation timeline, next-token bars, TTFT, K/V heatmaps."""
+"""Figures of notebooks 00 (tour) and 02 (prefill): the generation timeline, next-token bars, TTFT, K/V heatmaps, padding."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -91,5 +91,37 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
     ax.set_ylabel("position t: token")
     ax.set_title(title)
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="value")
+    fig.tight_layout()
+    return fig
+
+
+def plot_padding_waste(rows: list[list[str]], mask, title: str = "What a left-padded batch caches"):
+    """The batch's cache slots, one row per prompt and one column per position: real tokens
+    (written in their cell) and padding (grey, hatched), which the cache stores all the same.
+
+    ``rows``: each prompt's tokens, padding included, ``[B][T]``; ``mask`` ``[B, T]`` (1 = real).
+    Returns the figure.
+    """
+    m = np.asarray(mask, dtype=bool)  # (B, T)
+    B, T = m.shape
+    fig, (ax,) = new_figure(width=min(1.0 + 0.62 * T, 11.0), height=1.3 + 0.5 * B)
+    for b in range(B):
+        for t in range(T):
+            real = bool(m[b, t])
+            ax.add_patch(plt.Rectangle((t - 0.5, b - 0.5), 1, 1, facecolor=COLORS["prefill"] if real else "#e6e6e6",
+                                       edgecolor="white", hatch=None if real else "///", alpha=0.85 if real else 1))
+            if real:
+                ax.text(t, b, rows[b][t], ha="center", va="center", fontsize=8, color="white")
+    n_pad = int((~m).sum())
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
+               plt.Rectangle((0, 0), 1, 1, facecolor="#e6e6e6", hatch="///", edgecolor="white")]
+    ax.legend(handles, [f"real token ({m.sum()})", f"padding ({n_pad}): cached all the same"],
+              loc="upper center", bbox_to_anchor=(0.5, -0.36), ncol=2, frameon=False, fontsize=8)
+    ax.set_xlim(-0.5, T - 0.5)
+    ax.set_ylim(B - 0.5, -0.5)
+    ax.set_xticks(range(T))
+    ax.set_yticks(range(B), [f"row {b}: {int(m[b].sum())} real" for b in range(B)])
+    ax.set_xlabel("cache position (one slot per row and position, in every layer)")
+    ax.set_title(title)
     fig.tight_layout()
     return fig
