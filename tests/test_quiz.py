@@ -1,13 +1,18 @@
 """The self-test quiz (notebook 09): its engine, driven without a browser, and its question bank."""
+import json
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import torch
 
+from utils import quiz_numbers
 from utils.question import PLACEHOLDER, Question
-from utils.quiz import QUESTIONS, answer_key, questions_for
+from utils.quiz import QUESTIONS, answer_key, check_answer, question_sheet, questions_for
+from utils.recompute import TOL
 from utils.sizing import MODEL_PRESETS, kv_cache_bytes
 from utils.widgets import Quiz
 
@@ -129,8 +134,6 @@ def test_sizing_answer_is_computed_with_kv_cache_bytes():
 
 
 def test_the_tolerance_question_quotes_the_courses_one_tolerance():
-    from utils.recompute import TOL
-
     q = next(q for q in QUESTIONS if "compared with full-recompute" in q.prompt)
     assert q.answer.endswith(f"<= {TOL:g}") and q.answer in q.options
 
@@ -226,3 +229,186 @@ def test_a_computed_answer_is_checked_when_first_read():
     assert not calls
     assert q.answer == 12 and q.answer == 12 and q.explanation == "1 call"
     assert q.is_correct("12") and calls == [1]
+
+
+# --- no answer before the learner answers ----------------------------------------------------------
+
+def _texts(q: Question) -> list[str]:
+    """The parts of a question's answer a learner must not see before answering (long enough to spot)."""
+    answers = q.answer if isinstance(q.answer, tuple) else (q.answer,)
+    return [q.explanation] + [str(a) for a in answers if q.kind in ("open", "fill") and len(str(a)) > 8]
+
+
+def test_the_question_sheet_prints_no_answer():
+    sheet = question_sheet(QUESTIONS)
+    assert "Answer:" not in sheet and "Why:" not in sheet
+    for i, q in enumerate(QUESTIONS):
+        assert f"Q{i + 1}. [notebook {q.notebook:02d}" in sheet
+        assert not any(t in sheet for t in _texts(q)), q.prompt
+        for letter, option in zip("abcd", q.options):
+            assert f"{letter}) {option}" in sheet  # choices are lettered, the answer among them unmarked
+
+
+def test_the_widget_shows_an_answer_only_after_that_question_is_answered(quiz):
+    def shown(widget) -> str:
+        parts = [str(getattr(widget, attr, "")) for attr in ("value", "description", "placeholder")]
+        return " ".join(parts + [shown(c) for c in getattr(widget, "children", ())])
+
+    before = shown(quiz.widget)
+    for q in QUESTIONS:
+        assert not any(t in before for t in _texts(q)), q.prompt
+    i = next(i for i, q in enumerate(QUESTIONS) if q.kind == "fill")
+    quiz.answer(i, "certainly not this")
+    assert "not quite" in quiz.feedback[i].value and "Why:" in quiz.feedback[i].value
+    others = [fb.value for j, fb in enumerate(quiz.feedback) if j != i]
+    assert all(v == "" for v in others)  # every other card still shows nothing
+
+
+def test_check_answer_grades_then_shows_that_questions_answer(capsys):
+    i = next(i for i, q in enumerate(QUESTIONS) if q.seed and q.kind == "fill")  # the first new position
+    assert check_answer(QUESTIONS, i + 1, "11") is False
+    out = capsys.readouterr().out
+    assert f"Q{i + 1}. ✗ not quite: the answer is {QUESTIONS[i].answer_text()}" in out and "Why:" in out
+    assert check_answer(QUESTIONS, i + 1, " 12 ") is True
+    assert "✓ correct" in capsys.readouterr().out
+    c = next(i for i, q in enumerate(QUESTIONS) if q.kind == "choice")
+    letter = "abcdefgh"[QUESTIONS[c].options.index(QUESTIONS[c].answer)]
+    assert check_answer(QUESTIONS, c + 1, letter) is True  # a choice by its letter on the sheet
+    assert check_answer(QUESTIONS, c + 1, QUESTIONS[c].answer) is True
+    o = next(i for i, q in enumerate(QUESTIONS) if q.kind == "open")
+    assert check_answer(QUESTIONS, o + 1, "memory for compute") is None
+    assert "Model answer:" in capsys.readouterr().out
+    for bad in (0, len(QUESTIONS) + 1, True, "3"):
+        with pytest.raises(ValueError):
+            check_answer(QUESTIONS, bad, "x")
+    with pytest.raises(ValueError):
+        check_answer(QUESTIONS, 1, "  ")
+    tf = next(i for i, q in enumerate(QUESTIONS) if q.kind == "truefalse")
+    for nonsense, number in (("maybe", tf + 1), ("z", c + 1), ("not an option", c + 1)):
+        with pytest.raises(ValueError):  # nonsense is refused, not graded: it would reveal the answer
+            check_answer(QUESTIONS, number, nonsense)
+    assert capsys.readouterr().out == ""
+
+
+def test_the_committed_self_test_notebook_shows_no_answer_and_explains_how_to_get_the_key():
+    nb = json.loads((ROOT / "notebooks" / "09_self_test.ipynb").read_text(encoding="utf-8"))
+    outputs = "\n".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                        for c in nb["cells"] for o in c.get("outputs", []))
+    assert "Answer:" not in outputs and "Why:" not in outputs
+    for q in QUESTIONS:
+        assert not any(t in outputs for t in _texts(q)), q.prompt
+    key_cells = [c for c in nb["cells"] if c["cell_type"] == "code" and "answer_key(" in "".join(c["source"])]
+    assert len(key_cells) == 1
+    assert re.search(r"^SHOW_KEY = False", "".join(key_cells[0]["source"]), re.M), "the key is off by default"
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "SHOW_KEY = True" in markdown and "check_answer" in markdown
+
+
+# --- one tolerance ---------------------------------------------------------------------------------
+
+def test_every_tolerance_the_quiz_quotes_is_the_courses_one_tolerance():
+    for q in QUESTIONS:
+        text = " ".join([q.prompt, *q.options, q.explanation, str(q.answer)])
+        for quoted in re.findall(r"(?<![\w.])(?:\d+(?:\.\d+)?e-\d+|0\.0+\d+)(?![\w.])", text):
+            assert float(quoted) == TOL, f"{quoted} in {q.prompt!r}"
+        if re.search(r"toleran|within", text):
+            assert f"{TOL:g}" in text, q.prompt
+
+
+# --- diagnosing the bug lab's bugs -----------------------------------------------------------------
+
+STEP1_BUGS = ("position", "mask", "axis", "layer0", "refeed")
+
+
+def _diagnoses() -> list[Question]:
+    return [q for q in QUESTIONS if q.prompt.endswith("Which bug is it?")]
+
+
+def test_each_step_1_bug_is_the_answer_of_one_diagnosis_whose_options_are_the_other_bugs():
+    from utils.mysteries import VOCABULARY
+
+    diagnoses = _diagnoses()
+    assert len(diagnoses) == len(STEP1_BUGS)
+    answers = [q.answer.split(":")[0] for q in diagnoses]
+    assert sorted(answers) == sorted(STEP1_BUGS)
+    for q in diagnoses:
+        assert q.notebook == 7 and [o.split(":")[0] for o in q.options] == list(STEP1_BUGS)
+        assert set(STEP1_BUGS) <= set(VOCABULARY)  # the words notebook 07's diagnose() accepts
+
+
+def test_the_diagnoses_state_the_step_and_cache_length_the_bug_lab_measures():
+    evidence = quiz_numbers.bug_evidence()
+    for q in _diagnoses():
+        ev = evidence[q.answer.split(":")[0]]
+        step = ev.step.removeprefix("raises at ")
+        assert ("raises" in q.prompt) == ev.step.startswith("raises"), q.prompt
+        assert step in q.prompt.casefold().replace("first decode step", "step 1"), (ev.step, q.prompt)
+        assert f"cache.seq_len {'still reads ' if ev.seq_len == 'T' else 'is '}{ev.seq_len}" in q.prompt, q.prompt
+        assert ev.words() in q.explanation
+        assert all(evidence[w].words() in q.explanation for w in STEP1_BUGS)  # the distractors' evidence too
+    T = quiz_numbers.PROMPT_LEN
+    assert evidence["refeed"].n_cached == 2 * T + 1 and evidence["axis"].n_cached == T
+    assert all(evidence[w].n_cached == T + 1 for w in ("position", "mask", "layer0"))
+
+
+def test_step_and_cache_length_alone_leave_three_bugs_that_other_evidence_tells_apart():
+    evidence = quiz_numbers.bug_evidence()
+    same = [w for w, ev in evidence.items() if (ev.step, ev.seq_len) == ("step 1", "T + 1")]
+    assert sorted(same) == ["layer0", "mask", "position"]
+    assert len({(evidence[w].new_key, evidence[w].first_layer) for w in same}) == 3
+    with pytest.raises(ValueError):
+        quiz_numbers.suspect(step="step 1", seq_len="T + 1")  # ambiguous: a quiz question may not ask this
+
+
+def test_the_bug_lab_itself_finds_these_bugs_first_at_step_1_on_the_course_model():
+    from utils import bugs, load_course_model
+    from utils.mysteries import VOCABULARY
+
+    model, tok = load_course_model()
+    prompt = torch.tensor([tok.encode("<BOS> she has two white cats .")])
+    for word in STEP1_BUGS:
+        assert bugs.BUG_BY_KEY[VOCABULARY[word]].run(model, prompt, fixed=False).first_step == 1, word
+
+
+def test_diverging_from_step_1_is_not_taught_as_one_bug():
+    q = next(q for q in QUESTIONS if "diverge from the first decode step" in q.prompt)
+    assert q.answer not in [o for o in q.options if "position" in o]
+    assert "several" in q.answer
+    assert all(f"{w}: step 1" in q.explanation or f"{w}: raises at step 1" in q.explanation for w in STEP1_BUGS)
+
+
+# --- the roofline and the sliding window -----------------------------------------------------------
+
+def test_the_roofline_answers_follow_utils_roofline():
+    from utils.roofline import GPU_ROOFS, decode_point, prefill_point, ridge_batch
+
+    cfg = MODEL_PRESETS["Llama-2-7B"]
+    law = next(q for q in QUESTIONS if q.prompt.startswith("In float16, about how many FLOPs"))
+    assert law.answer == "about B"
+    for B in (1, 8, 64):
+        assert decode_point(cfg, B, 1, "float16")["intensity"] == pytest.approx(B, rel=0.01)
+    ridge = next(q for q in QUESTIONS if "ridge point in FLOPs per byte" in q.prompt)
+    a100 = next(r for r in GPU_ROOFS if "A100" in r.name)
+    assert ridge.answer == round(a100.peak_flops / a100.bandwidth) and ridge.is_correct("153")
+    long = next(q for q in QUESTIONS if "large enough batch makes the decode step compute-bound" in q.prompt)
+    h100 = next(r for r in GPU_ROOFS if "H100" in r.name)
+    assert long.answer is False and ridge_batch(cfg, 4096, h100) is None
+    assert str(ridge_batch(cfg, 1, h100)) in long.explanation
+    why = next(q for q in QUESTIONS if q.prompt.startswith("Why is a prefill"))
+    assert "about T FLOPs per byte" in why.answer
+    assert prefill_point(cfg, 512)["intensity"] > max(r.ridge for r in GPU_ROOFS)
+    assert decode_point(cfg, 1, 512)["intensity"] < min(r.ridge for r in GPU_ROOFS)
+
+
+def test_the_sliding_window_range_answers_follow_the_band_mask_and_the_cache():
+    from utils.sliding import band_mask
+
+    span = next(q for q in QUESTIONS if "which positions does the query at position" in q.prompt)
+    keys = band_mask(21, 8)[20].nonzero().flatten().tolist()
+    assert keys == list(range(13, 21))
+    for typed in ("13..20", "13 - 20", "13 to 20", "13, 14, 15, 16, 17, 18, 19, 20", "[13..20]"):
+        assert span.is_correct(typed), typed
+    assert not span.is_correct("12..20") and not span.is_correct("13..21")
+    nxt = next(q for q in QUESTIONS if "decodes one more token" in q.prompt)
+    assert nxt.answer == "4..11" and quiz_numbers.next_token_span(8, 11) == (11, "4..11")
+    assert "3..10" in nxt.options and "0..7" in nxt.options  # the stored-before and the slot-index mistakes

@@ -10,6 +10,10 @@ Four kinds of question:
 An answer or explanation that needs the course package may be given as a function of no
 argument: it runs the first time it is read. The questions themselves are ``utils/quiz.py``;
 the widget that asks them is ``utils.widgets.Quiz``.
+
+As text, nothing prints an answer before the learner has given one: ``question_sheet`` prints the
+questions only, ``check_answer`` grades one answer and only then shows that question's answer and
+why, and ``answer_key`` is the full key, a teacher's copy printed only when asked for.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Sequence
 
 KINDS = ("choice", "truefalse", "fill", "open")
 KIND_NAMES = {"choice": "single choice", "truefalse": "true / false", "fill": "fill in", "open": "open question"}
@@ -94,6 +99,12 @@ def format_answer(x) -> str:
     return str(x)
 
 
+def range_answers(span: str) -> tuple[str, ...]:
+    """The accepted ways to write a range of positions "a..b": a..b, a-b, a to b, or every position listed."""
+    first, last = map(int, span.split(".."))
+    return span, f"{first}-{last}", f"{first} to {last}", ", ".join(map(str, range(first, last + 1)))
+
+
 def parse_true_false(value) -> bool | None:
     """``value`` as a bool: True/False, or a word such as "true", "yes", "f"; None if it is neither."""
     if isinstance(value, bool):
@@ -123,3 +134,46 @@ def _same(value, expected) -> bool:
         return got is not None and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
     return _normalise(value) == _normalise(expected)
 
+
+# --- the questions as text --------------------------------------------------------------------------
+
+def _lines(q: Question, number: int) -> list[str]:
+    return [f"Q{number}. [notebook {q.notebook:02d} · {KIND_NAMES[q.kind]}] {q.prompt}",
+            *(f"      {letter}) {o}" for letter, o in zip("abcdefgh", q.options))]
+
+
+def question_sheet(questions: Sequence[Question]) -> str:
+    """Every question (its options lettered a, b, c...) as plain text to print: no answers."""
+    return "\n\n".join("\n".join(_lines(q, i + 1)) for i, q in enumerate(questions))
+
+
+def answer_key(questions: Sequence[Question]) -> str:
+    """Every question with its answer and explanation, as plain text to print (a teacher's copy)."""
+    return "\n\n".join("\n".join([*_lines(q, i + 1), f"   Answer: {q.answer_text()}", f"   Why: {q.explanation}"])
+                       for i, q in enumerate(questions))
+
+
+def check_answer(questions: Sequence[Question], number: int, value) -> bool | None:
+    """Grade ``value`` as the answer to question ``number`` (1-based, as the sheet numbers them), then
+    print the verdict, the answer and why: a card's "check" button, for where widgets do not run.
+    A choice may be answered by its letter on the sheet. Returns the grade (None for an open
+    question: compare your answer with the model answer yourself)."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(questions):
+        raise ValueError(f"number must be a question number from 1 to {len(questions)}, got {number!r}")
+    if not str(value).strip():
+        raise ValueError(f"answer question {number} first: got {value!r}")
+    q = questions[number - 1]
+    if q.kind == "choice":
+        value = dict(zip("abcdefgh", q.options)).get(str(value).strip().casefold(), value)
+        if value not in q.options:
+            raise ValueError(f"question {number} is a choice: answer with a letter from a to "
+                             f"{'abcdefgh'[len(q.options) - 1]} or an option's text, got {value!r}")
+    if q.kind == "truefalse" and parse_true_false(value) is None:
+        raise ValueError(f"question {number} is true/false; got {value!r}")
+    if q.kind == "open":
+        print(f"Q{number}. Model answer: {q.answer}\n   Why: {q.explanation}")
+        return None
+    ok = bool(q.is_correct(value))
+    verdict = "✓ correct" if ok else f"✗ not quite: the answer is {q.answer_text()}"
+    print(f"Q{number}. {verdict}\n   Why: {q.explanation}")
+    return ok

@@ -1,102 +1,23 @@
-"""The self-test of notebook 09: its question bank, and the question sheet and answer key to print.
+"""The self-test of notebook 09: its question bank.
 
 Every question (``utils.question.Question``) is tagged with the notebook (0-8) that teaches it.
-Answers that are numbers are computed here with the course package (``kv_cache_bytes``, a real
-prefill, ...), never typed. What needs torch (a model, a cache, a tensor) is given as a
-function, run the first time the question's answer or explanation is read: importing this
-module builds no model. The widget that asks the questions is ``utils.widgets.Quiz``.
+Answers that are numbers or observations are computed with the course package
+(``utils/quiz_numbers.py``: ``kv_cache_bytes``, a real prefill, ``utils.roofline``, the bug lab's
+broken engines...), never typed. What needs torch is given as a function, run the first time the
+question's answer or explanation is read: importing this module builds no model.
+
+How a question is graded and printed (``question_sheet``, ``check_answer``, ``answer_key``) is
+``utils/question.py``; the widget that asks the questions is ``utils.widgets.Quiz``.
 """
 from __future__ import annotations
 
-from functools import cache
-from typing import Sequence
-
-import torch
-
-from .attention import causal_mask
-from .cache import StaticKVCache
+from . import quiz_numbers as N
 from .config import ModelConfig
-from .generate import GenerationResult, prefill
-from .model import Decoder
+from .question import Question, format_answer, range_answers
+from .question import answer_key, check_answer, question_sheet  # noqa: F401 (notebook 09 imports them from here)
 from .recompute import TOL
-from .question import KIND_NAMES, Question, format_answer
-from .sampling import filtered_probs
+from .roofline import GPU_ROOFS
 from .sizing import MODEL_PRESETS, kv_bytes_per_token, kv_cache_bytes
-from .sliding import SlidingWindowKVCache, feed
-
-
-def question_sheet(questions: Sequence[Question], answers: bool = False) -> str:
-    """Every question (and its options) as plain text to print; with ``answers``, the answer key."""
-    lines = []
-    for i, q in enumerate(questions):
-        lines.append(f"Q{i + 1}. [notebook {q.notebook:02d} · {KIND_NAMES[q.kind]}] {q.prompt}")
-        lines += [f"      - {o}" for o in q.options]
-        if answers:
-            lines.append(f"   Answer: {q.answer_text()}")
-            lines.append(f"   Why: {q.explanation}")
-        lines.append("")
-    return "\n".join(lines).rstrip()
-
-
-def answer_key(questions: Sequence[Question]) -> str:
-    """Every question with its answer and explanation, as plain text to print."""
-    return question_sheet(questions, answers=True)
-
-
-# --- numbers the questions need, computed with the course package on first read ---------------
-# (cached where they build a model or a cache, so the answer and its explanation build it once)
-_TINY = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
-
-
-@cache
-def _tiny_model() -> Decoder:
-    with torch.random.fork_rng():  # do not disturb the caller's seed
-        torch.manual_seed(0)
-        return Decoder(_TINY).eval()
-
-
-@cache
-def _first_new_position(prompt_len: int) -> int:
-    """Prefill a ``prompt_len``-token prompt: the next token's position is the cache length."""
-    _, kv = prefill(_tiny_model(), torch.zeros(1, prompt_len, dtype=torch.long))
-    return kv.seq_len
-
-
-@cache
-def _prefill_k_shape(B: int, T: int) -> str:
-    """Shape of layer 0's cached K after prefilling ``B`` prompts of ``T`` tokens, as ``[B, H_kv, T, d_h]``."""
-    _, kv = prefill(_tiny_model(), torch.zeros(B, T, dtype=torch.long))
-    return str(list(kv.layer_kv(0)[0].shape))  # (B, H_kv, T, d_h)
-
-
-@cache
-def _sliding_window(window: int, n_tokens: int) -> tuple[int, int]:
-    """Feed ``n_tokens`` into a sliding-window cache: (positions stored per layer, next position)."""
-    kv = SlidingWindowKVCache(window)
-    feed(_tiny_model(), torch.zeros(1, n_tokens, dtype=torch.long), kv)
-    return kv.seq_len, kv.n_seen
-
-
-@cache
-def _static_bytes(max_len: int) -> int:
-    """Bytes of a float32 ``StaticKVCache`` of the tiny model for one row of ``max_len`` positions."""
-    return StaticKVCache(_TINY, batch_size=1, max_len=max_len, dtype=torch.float32).nbytes
-
-
-def _tpot_ms(ttft_s: float, decode_s: float, n_after_first: int) -> float:
-    """TPOT of a generation whose ``n_after_first`` tokens after the first took ``decode_s`` in all."""
-    steps = [decode_s / n_after_first] * n_after_first
-    tokens = torch.zeros(1, n_after_first + 1, dtype=torch.long)  # (B, n): only the timings matter here
-    result = GenerationResult(tokens, [n_after_first + 1], ["max_new_tokens"], ttft_s, steps)
-    return round(result.tpot_s * 1e3, 6)
-
-
-def _nucleus_size(logits: list[float], p: float) -> int:
-    return int((filtered_probs(torch.tensor([logits]), 1.0, top_p=p) > 0).sum())
-
-
-def _decode_row_all_true() -> bool:
-    return bool(causal_mask(1, 13).all())  # the one new query vs 12 cached keys + itself
 
 
 _L7B = MODEL_PRESETS["Llama-2-7B"]
@@ -109,7 +30,80 @@ _MQA_KIND = ModelConfig(vocab_size=8, n_layers=1, n_heads=8, n_kv_heads=1, d_mod
 _L3_KIND = _L3.attention_kind
 _NUCLEUS_LOGITS = [2.0, 1.0, 0.5, 0.1, -1.0]
 _STATIC_LEN = 32
-_WINDOW, _FED = 8, 11
+_WINDOW, _FED, _QUERY_POS = 8, 11, 20
+
+# The roofline questions: Llama-2-7B in float16 against the published GPU roofs.
+_ROOF_MODEL, _BATCHES, _PREFILL_LEN, _LONG = "Llama-2-7B", (1, 8, 64), 512, 4096
+_A100 = next(r for r in GPU_ROOFS if "A100" in r.name)
+_H100 = next(r for r in GPU_ROOFS if "H100" in r.name)
+_LAWS = {"about 1/B": lambda B: 1 / B, "about 1, whatever B": lambda B: 1.0, "about B": lambda B: float(B),
+         "about B²": lambda B: float(B * B)}
+
+
+def _decode_law_why() -> str:
+    got = ", ".join(f"{x:.1f}" for x in N.decode_intensities(_ROOF_MODEL, _BATCHES, 1))
+    return ("A decode step reads every weight once (2 bytes in float16) and uses it for one multiply-add (2 FLOPs) "
+            f"per row: 2B FLOPs per 2 bytes. utils.roofline.decode_point on {_ROOF_MODEL} with a 1-token context "
+            f"gives {got} FLOPs per byte at B = {', '.join(map(str, _BATCHES))}. Reading the K/V cache adds bytes "
+            "that grow with the context, so a long context pulls it lower.")
+
+
+_PREFILL_WHY = ("prefill uses each weight it reads for all T prompt tokens (about T FLOPs per byte); decode at B = 1 "
+                "uses it for one token (about 1)")
+
+
+def _prefill_vs_decode() -> tuple[str, str]:
+    """(answer, explanation): the answer holds while the measured prefill lies above every GPU ridge, decode below."""
+    prefill = N.prefill_intensity(_ROOF_MODEL, _PREFILL_LEN)
+    decode = N.decode_intensities(_ROOF_MODEL, (1,), _PREFILL_LEN)[0]
+    ridges = N.gpu_ridges()
+    if not (decode < min(ridges.values()) and max(ridges.values()) < prefill):
+        raise ValueError(f"prefill {prefill:.0f} and decode {decode:.1f} FLOPs/byte do not straddle the ridges {ridges}")
+    listed = ", ".join(f"{ridge:.0f} ({name})" for name, ridge in ridges.items())
+    return _PREFILL_WHY, (
+        f"utils.roofline on {_ROOF_MODEL}, float16: a {_PREFILL_LEN}-token prefill does {prefill:.0f} FLOPs per byte, "
+        f"a decode step at B = 1 {decode:.1f}. A GPU's ridge point, peak FLOP/s over bandwidth, is {listed} FLOPs per "
+        "byte: prefill lies above it (the arithmetic units are the limit), decode far below (it waits on memory).")
+
+
+def _long_context_why() -> str:
+    x = ", ".join(f"{v:.1f}" for v in N.decode_intensities(_ROOF_MODEL, (64, 512, 4096), _LONG))
+    cfg = MODEL_PRESETS[_ROOF_MODEL]
+    kv_gib = kv_cache_bytes(cfg.n_layers, 1, cfg.n_kv_heads, _LONG, cfg.head_dim, "float16") / 2**30
+    return (f"Every row brings its own K/V to read: {format_answer(kv_gib)} GiB per row at {_LONG} tokens, while "
+            f"the weights are read once for all rows. So the FLOPs per byte level off: {x} at B = 64, 512 and 4096, "
+            f"below the H100's ridge of {_H100.ridge:.0f}; utils.roofline.ridge_batch finds no compute-bound batch up "
+            f"to 4096. With a 1-token context it would be B = {N.ridge_batch_of(_ROOF_MODEL, 1, _H100.name)}.")
+
+
+# The bug lab's bugs that leave the prefill intact, in the order of notebook 07's diagnosis vocabulary.
+_BUG_OPTIONS = {"position": "position: the new token's position restarts at 0",
+                "mask": "mask: the decode step's mask ignores the cached keys",
+                "axis": "axis: new K/V concatenated on the heads axis (dim=1)",
+                "layer0": "layer0: every layer attends over layer 0's cached K/V",
+                "refeed": "refeed: the whole text is fed again on top of the cache"}
+_CHECKED = (f"A decode engine is compared with a full recompute (tolerance {TOL:g}) on a T-token prompt. Step 0, "
+            "the prefill, matches.")
+_SEVERAL = "the prefill is right and decode is wrong; several bugs do this, so probe before naming one"
+
+
+def _several_fit() -> str:
+    steps = {w: ev.step for w, ev in N.bug_evidence().items()}
+    if not all(s.endswith("step 1") for s in steps.values()):
+        raise ValueError(f"not every bug of the list first fails at step 1: {steps}")
+    return _SEVERAL
+
+
+def _which_bug(observed: str, why: str, **evidence) -> Question:
+    """A diagnosis: the symptom in words; the answer is the one bug whose measured evidence shows it all."""
+    def explain() -> str:
+        word = N.suspect(**evidence)
+        others = [w for w in _BUG_OPTIONS if w != word]
+        return (f"{why} Measured on a {N.PROMPT_LEN}-token prompt: {N.evidence_lines([word])}. "
+                f"The other bugs: {N.evidence_lines(others)}.")
+
+    return Question(7, "choice", f"{_CHECKED} {observed} Which bug is it?",
+                    lambda: _BUG_OPTIONS[N.suspect(**evidence)], explain, options=tuple(_BUG_OPTIONS.values()))
 
 
 # --- the question bank -----------------------------------------------------------------------
@@ -139,10 +133,10 @@ QUESTIONS: list[Question] = [
              "K and V", "Keys and values of past tokens are all a new query needs; queries are recomputed for the "
              "new token only and never reused.",
              options=("Q and K", "K and V", "Q and V", "hidden states and logits"), seed=True),
-    Question(2, "fill", f"A model with H = {_TINY.n_heads}, H_kv = {_TINY.n_kv_heads}, d_h = {_TINY.head_dim} "
+    Question(2, "fill", f"A model with H = {N.TINY.n_heads}, H_kv = {N.TINY.n_kv_heads}, d_h = {N.TINY.head_dim} "
              "prefills B = 2 prompts of T = 7 tokens. What is the shape of layer 0's cached K? "
              "(write it like [1, 2, 3, 4])",
-             lambda: (_prefill_k_shape(2, 7),),
+             lambda: (N.prefill_k_shape(2, 7),),
              "Layout [B, H_kv, T, d_h]: only the H_kv key/value heads are stored, time on dim 2 "
              "(computed by a real prefill)."),
     Question(2, "choice", "With left-padded prompts in a batch, which logits pick each row's first new token?",
@@ -156,12 +150,12 @@ QUESTIONS: list[Question] = [
              "cache.", False, "The new token still goes through every layer (attention and MLP). The cache only "
              "saves recomputing the history's K and V.", seed=True),
     Question(3, "fill", "A prompt has 12 tokens. What is the zero-based position of the first "
-             "new token?", lambda: _first_new_position(12),
+             "new token?", lambda: N.first_new_position(12),
              lambda: "The new token's position is the cache length: after prefilling 12 tokens the cache holds "
-             f"{_first_new_position(12)} positions, so RoPE rotates the new token as position "
-             f"{_first_new_position(12)}.", seed=True),
+             f"{N.first_new_position(12)} positions, so RoPE rotates the new token as position "
+             f"{N.first_new_position(12)}.", seed=True),
     Question(3, "truefalse", "In a decode step the single new query attends to every cached key (its mask row is "
-             "all True).", _decode_row_all_true, "The new token is the latest one, so every cached token lies in "
+             "all True).", N.decode_row_all_true, "The new token is the latest one, so every cached token lies in "
              "its past: causal_mask(1, 13), one query over 12 cached keys + itself, is all True."),
     Question(3, "choice", "How should cached logits be compared with full-recompute logits?",
              f"with a tolerance, e.g. max |diff| <= {TOL:g}",
@@ -170,6 +164,15 @@ QUESTIONS: list[Question] = [
              "tolerance too, in float32.",
              options=("bit for bit (torch.equal)", f"with a tolerance, e.g. max |diff| <= {TOL:g}",
                       "only the argmax token must match", "they cannot be compared")),
+    Question(3, "choice", "In float16, about how many FLOPs does a decode step of batch size B do per byte it reads, "
+             "while the context is short (the weights are most of the bytes)?",
+             lambda: N.closest_law(_LAWS, _ROOF_MODEL, _BATCHES), _decode_law_why, options=tuple(_LAWS)),
+    Question(3, "choice", "Why is a prefill of a few hundred tokens compute-bound on a GPU, while a decode step at "
+             "B = 1 is bandwidth-bound?",
+             lambda: _prefill_vs_decode()[0], lambda: _prefill_vs_decode()[1],
+             options=(_PREFILL_WHY, "prefill reads no weights, only the prompt's embeddings",
+                      "decode reads the KV cache, and cache bytes are slower to read than weight bytes",
+                      "prefill skips the causal mask, which saves memory traffic")),
     # 04 · cache sizing
     Question(4, "fill", f"Llama-2-7B (L = {_L7B.n_layers}, H_kv = {_L7B.n_kv_heads}, d_h = {_L7B.head_dim}), one "
              "sequence of 4096 tokens, float16: how many GiB does the KV cache take?",
@@ -194,9 +197,9 @@ QUESTIONS: list[Question] = [
     # 05 · sampling and stopping
     Question(5, "fill", f"The logits are {_NUCLEUS_LOGITS} and top_p = 0.8 (temperature 1). How many tokens are in "
              "the kept set?",
-             lambda: _nucleus_size(_NUCLEUS_LOGITS, 0.8),
+             lambda: N.nucleus_size(_NUCLEUS_LOGITS, 0.8),
              lambda: "Top-p keeps the smallest set of most likely tokens whose probabilities reach p "
-             f"(computed with filtered_probs: {_nucleus_size(_NUCLEUS_LOGITS, 0.8)} tokens)."),
+             f"(computed with filtered_probs: {N.nucleus_size(_NUCLEUS_LOGITS, 0.8)} tokens)."),
     Question(5, "truefalse", "Switching from greedy decoding to top-p sampling requires recomputing the KV cache.",
              False, "Caching decides how the logits are computed; sampling only decides what is picked from them. "
              "The same cached logits can be sampled any way."),
@@ -215,8 +218,8 @@ QUESTIONS: list[Question] = [
     # 06 · performance metrics
     Question(6, "fill", "A request's first token arrives after 200 ms; the next 50 tokens take 1000 ms in total. "
              "What is its TPOT (time per output token) in ms?",
-             lambda: _tpot_ms(0.2, 1.0, 50), lambda: "TPOT counts the decode steps after the first token: "
-             f"1000 ms / 50 tokens = {format_answer(_tpot_ms(0.2, 1.0, 50))} ms. The 200 ms are the TTFT, "
+             lambda: N.tpot_ms(0.2, 1.0, 50), lambda: "TPOT counts the decode steps after the first token: "
+             f"1000 ms / 50 tokens = {format_answer(N.tpot_ms(0.2, 1.0, 50))} ms. The 200 ms are the TTFT, "
              "reported separately."),
     Question(6, "choice", "Which work does the KV cache NOT save in a decode step?",
              "the new query's attention over all cached keys",
@@ -232,18 +235,30 @@ QUESTIONS: list[Question] = [
              "A high total throughput can hide a long time to first token or a slow TPOT for each user (for "
              "example because of large batches or queueing); report TTFT, TPOT, throughput and KV memory together.",
              "Users feel latency (TTFT, TPOT); operators pay for throughput and memory."),
+    Question(6, "fill", f"An {_A100.name} does {_A100.peak_flops / 1e12:g} TFLOP/s (bf16, dense) and reads "
+             f"{_A100.bandwidth / 1e12:g} TB/s from its memory. What is its ridge point in FLOPs per byte? (round to "
+             "a whole number)",
+             lambda: round(_A100.ridge),
+             lambda: f"Ridge = peak FLOP/s / bandwidth = {_A100.peak_flops:.4g} / {_A100.bandwidth:.4g} = "
+             f"{_A100.ridge:.1f} FLOPs per byte (source: {_A100.source}). A step that does fewer FLOPs per byte "
+             "it moves waits on memory; a decode step at batch B does about B."),
+    Question(6, "truefalse", f"{_ROOF_MODEL} ({MODEL_PRESETS[_ROOF_MODEL].attention_kind}), float16, a context of "
+             f"{_LONG} tokens per row: on an {_H100.name}, a large enough batch makes the decode step compute-bound.",
+             lambda: N.ridge_batch_of(_ROOF_MODEL, _LONG, _H100.name) is not None, _long_context_why),
     # 07 · bug lab
-    Question(7, "choice", "Cached logits match recompute after prefill but diverge from the first decode step on. "
-             "Which bug fits best?",
-             "decode restarts the position ids at 0",
-             "The new token must take the position equal to the cache length; restarting at 0 rotates it as "
-             "the first token. Also check the other bugs that leave step 0 intact: a re-fed prompt, a mask "
-             "without the cache offset, the concatenation axis, one layer's K/V for all layers.",
-             options=("decode restarts the position ids at 0", "the temperature is too high",
-                      "the prompt is too short", "the tokenizer adds <BOS>")),
+    Question(7, "choice", f"Cached logits match recompute (within {TOL:g}) after prefill but diverge from the first "
+             "decode step on. What does that tell you?",
+             _several_fit,
+             lambda: "The prefill's logits are right; what goes wrong is how decode uses the cache. Bugs of this kind "
+             "leave step 0 intact, and several look alike in the logits. Measured on the quiz's model: "
+             f"{N.evidence_lines()}. The cache length, layer 0's new key and the first layer that differs tell them "
+             f"apart (notebook 07's mysteries); a correct cache stays within {TOL:g}.",
+             options=("decode restarts the position ids at 0: this symptom names that bug", _SEVERAL,
+                      f"nothing: float32 rounding alone often exceeds {TOL:g}",
+                      "use_cache changed the weights between the two runs")),
     Question(7, "truefalse", "Setting use_cache=False changes the model's parameters.", False,
              "use_cache only decides whether past K/V are stored and reused; the weights are the same and the "
-             "logits agree within float rounding."),
+             f"logits agree within the course's tolerance ({TOL:g}): float rounding, not a change of parameters."),
     Question(7, "choice", "After a beam-search step keeps some beams and drops others, what must happen to the "
              "cache?",
              "reorder its rows so each surviving beam gets its parent's K/V (cache.reorder)",
@@ -266,25 +281,62 @@ QUESTIONS: list[Question] = [
              "cache still skips most of a layer's work on the history; its costs are the re-projection, which "
              "grows with T (a single sequence's memory-bound step can hide part of it; a batch multiplies it by "
              "B), and, with GQA, memory."),
+    _which_bug("From step 1 on the logits diverge, and after the first decode step cache.seq_len is 2T + 1 "
+               "instead of T + 1.",
+               "Feeding the whole text again appends T + 1 positions at the first step: the history is cached twice.",
+               step="step 1", seq_len="2T + 1"),
+    _which_bug("The first decode step raises a RuntimeError inside cache.update, and cache.seq_len still reads T.",
+               "Concatenating on dim=1 (the heads) fails as soon as the new token's time length differs from the "
+               "cache's, and seq_len, read on dim 2, never grows.",
+               step="raises at step 1", seq_len="T"),
+    _which_bug("Step 1 diverges; cache.seq_len is T + 1, as it should be, but layer 0's newly cached key differs "
+               "from the key a full prefill computes at that position, although the token is the same.",
+               "Layer 0's key depends only on the token and its position: with the same token, a different key "
+               "means a different RoPE position.",
+               step="step 1", seq_len="T + 1", new_key="differs"),
+    _which_bug("Step 1 diverges; cache.seq_len is T + 1 and layer 0's newly cached key matches a full prefill's, "
+               "yet layer 0's output for the new token already differs from the recompute's.",
+               "Right keys in layer 0 and a wrong output there: the new query attends over the wrong keys, which "
+               "is what its mask decides.",
+               step="step 1", seq_len="T + 1", new_key="matches", first_layer=0),
+    _which_bug("Step 1 diverges; cache.seq_len is T + 1 and layer 0's output for the new token matches the "
+               "recompute's: layer 1's is the first that differs.",
+               "Layer 0 is right and layer 1 is not: layer 1 reads a history that is not its own.",
+               step="step 1", seq_len="T + 1", first_layer=1),
     # 08 · beyond the basics
-    Question(8, "fill", f"A StaticKVCache for a model with L = {_TINY.n_layers}, H_kv = {_TINY.n_kv_heads}, "
-             f"d_h = {_TINY.head_dim} is allocated for B = 1 and max_len = {_STATIC_LEN} positions in float32. How "
+    Question(8, "fill", f"A StaticKVCache for a model with L = {N.TINY.n_layers}, H_kv = {N.TINY.n_kv_heads}, "
+             f"d_h = {N.TINY.head_dim} is allocated for B = 1 and max_len = {_STATIC_LEN} positions in float32. How "
              "many bytes does it hold before any token is written?",
-             lambda: _static_bytes(_STATIC_LEN),
-             lambda: f"It is preallocated: 2 x {_TINY.n_layers} x 1 x {_TINY.n_kv_heads} x {_STATIC_LEN} x "
-             f"{_TINY.head_dim} x 4 = {_static_bytes(_STATIC_LEN)} bytes from the start (StaticKVCache.nbytes), "
+             lambda: N.static_bytes(_STATIC_LEN),
+             lambda: f"It is preallocated: 2 x {N.TINY.n_layers} x 1 x {N.TINY.n_kv_heads} x {_STATIC_LEN} x "
+             f"{N.TINY.head_dim} x 4 = {N.static_bytes(_STATIC_LEN)} bytes from the start (StaticKVCache.nbytes), "
              "and it never grows."),
     Question(8, "fill", f"A sliding-window cache keeps the last W = {_WINDOW} positions. After {_FED} tokens, how "
              "many positions does each layer's cache hold?",
-             lambda: _sliding_window(_WINDOW, _FED)[0],
-             lambda: f"Older keys fall out of the window: min({_FED}, {_WINDOW}) = {_sliding_window(_WINDOW, _FED)[0]} "
+             lambda: N.sliding_window(_WINDOW, _FED)[0],
+             lambda: f"Older keys fall out of the window: min({_FED}, {_WINDOW}) = {N.sliding_window(_WINDOW, _FED)[0]} "
              "(SlidingWindowKVCache.seq_len). Memory stays at W positions however long the text grows."),
     Question(8, "fill", f"The same sliding-window cache (W = {_WINDOW}, {_FED} tokens fed so far): what is the "
              "zero-based RoPE position of the next token?",
-             lambda: _sliding_window(_WINDOW, _FED)[1],
-             lambda: f"The position counts the tokens seen (n_seen = {_sliding_window(_WINDOW, _FED)[1]}), not the "
-             f"positions stored ({_sliding_window(_WINDOW, _FED)[0]}): once a window or eviction drops old "
+             lambda: N.sliding_window(_WINDOW, _FED)[1],
+             lambda: f"The position counts the tokens seen (n_seen = {N.sliding_window(_WINDOW, _FED)[1]}), not the "
+             f"positions stored ({N.sliding_window(_WINDOW, _FED)[0]}): once a window or eviction drops old "
              "entries, the cache length is no longer the position."),
+    Question(8, "fill", f"Sliding-window attention with W = {_WINDOW}: which positions does the query at position "
+             f"{_QUERY_POS} attend to? (write first..last, e.g. 3..9)",
+             lambda: range_answers(N.window_span(_WINDOW, _QUERY_POS)),
+             lambda: f"The query at position p sees p - W + 1 .. p, itself included: "
+             f"{N.window_span(_WINDOW, _QUERY_POS)} (its row of band_mask). That is W = {_WINDOW} keys however long "
+             "the text grows, and all a sliding-window cache must keep."),
+    Question(8, "choice", f"The same cache (W = {_WINDOW}, {_FED} tokens fed: the window is full) decodes one more "
+             "token. Which positions do the keys it attends to cover?",
+             lambda: N.next_token_span(_WINDOW, _FED)[1],
+             lambda: f"The new token's position is the number of tokens seen, {N.next_token_span(_WINDOW, _FED)[0]}. "
+             f"Its own key joins the window and the oldest, position {_FED - _WINDOW}, drops out: keys "
+             f"{N.next_token_span(_WINDOW, _FED)[1]}, still W = {_WINDOW} of them. The cache's slots 0..{_WINDOW - 1} "
+             "are storage places, not positions.",
+             options=(f"{_FED - _WINDOW}..{_FED - 1}", f"{_FED - _WINDOW + 1}..{_FED}", f"0..{_WINDOW - 1}",
+                      f"0..{_FED}")),
     Question(8, "truefalse", "Beam search with 4 beams keeps 4 rows of K/V per request, so it needs about 4 times "
              "the cache memory of greedy decoding.", True,
              "Each beam is a row of the batch (B = 4 in the sizing formula); the shared prompt could be stored "
