@@ -2,8 +2,12 @@
 import pytest
 
 from utils.config import ModelConfig
-from utils.roofline import GPU_ROOFS, Roofs, decode_point, measure_machine, prefill_point, ridge_batch, step_time
-from utils.sizing import MODEL_PRESETS
+from utils.perf import Stats
+from utils.roofline import (
+    GPU_ROOFS, Roofs, decode_point, decode_time_vs_context, fit_step_time, kv_weights_crossover, measure_machine,
+    prefill_point, ridge_batch, step_time,
+)
+from utils.sizing import MODEL_PRESETS, kv_bytes_per_token
 
 LLAMA3 = MODEL_PRESETS["Llama-3-8B"]
 
@@ -41,3 +45,39 @@ def test_measure_machine_gives_positive_roofs():
     assert m.peak_flops > 0 and m.bandwidth > 0 and m.ridge > 0
     with pytest.raises(ValueError, match="n_bytes"):
         measure_machine(n_bytes=10)
+
+
+def test_kv_weights_crossover_is_where_the_kv_read_reaches_the_weights():
+    for B in (1, 32):
+        T = kv_weights_crossover(LLAMA3, B, "bfloat16")
+        at, before = decode_point(LLAMA3, B, T, "bfloat16"), decode_point(LLAMA3, B, T - 1, "bfloat16")
+        assert at["kv_bytes"] >= at["weight_bytes"] > before["kv_bytes"]
+    assert kv_weights_crossover(LLAMA3, 1, "bfloat16") > LLAMA3.max_seq_len >= kv_weights_crossover(LLAMA3, 32, "bfloat16")
+    # in float32 both sides double: the crossover does not move
+    small = ModelConfig(vocab_size=64, n_layers=2, n_heads=8, n_kv_heads=8, d_model=64, d_ff=128, max_seq_len=64)
+    assert kv_weights_crossover(small, 1, "float32") == kv_weights_crossover(small, 1, "float16")
+    assert kv_bytes_per_token(small, "float32") * kv_weights_crossover(small, 1, "float32") >= \
+        decode_point(small, 1, 0, "float32")["weight_bytes"]
+
+
+def test_decode_time_vs_context_fills_long_caches_without_a_prefill():
+    import torch
+
+    from utils.model import Decoder
+
+    cfg = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=4, d_model=32, d_ff=64, max_seq_len=600)
+    torch.manual_seed(0)
+    model = Decoder(cfg).eval()
+    out = decode_time_vs_context(model, [64, 512], repeats=2, steps_per_sample=2, warmup=0, chunk=100)
+    assert out["T"] == [64, 512]
+    assert [len(s.samples) for s in out["step"]] == [2, 2] and all(s.median > 0 for s in out["step"])
+    with pytest.raises(ValueError, match="max_seq_len"):
+        decode_time_vs_context(model, [600])  # T + 1 positions do not fit
+    with pytest.raises(ValueError, match="repeats"):
+        decode_time_vs_context(model, [64], repeats=0)
+
+
+def test_fit_step_time_recovers_a_straight_line():
+    measured = {"T": [0, 1000, 2000, 4000], "step": [Stats([0.004 + 5e-7 * T] * 3) for T in (0, 1000, 2000, 4000)]}
+    fixed, per_token = fit_step_time(measured)
+    assert fixed == pytest.approx(0.004) and per_token == pytest.approx(5e-7)

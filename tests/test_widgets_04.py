@@ -150,6 +150,18 @@ def check_planner(p: BudgetPlanner) -> None:
         assert f'<b class="n-requests">{n:,}</b>' in p.html.value
     else:
         assert n == 0 and "do not fit" in p.html.value
+    # padding: the reserved cache splits exactly into real tokens and padding
+    real_T = max(1, round(v["T"] * (1 - v["padding"])))
+    assert p.state["real_tokens_per_request"] == real_T
+    assert p.state["real_bytes"] == n * cache_bytes_for(cfg, 1, real_T, v["dtype"])
+    assert p.state["real_bytes"] + p.state["padding_bytes"] == p.state["cache_used_bytes"] == n * p.state["per_request_bytes"]
+    assert p.state["n_if_real_only"] == max_concurrent_requests(
+        cfg, real_T, v["GPU_GiB"] * 2**30, weight_bytes=weights, dtype=v["dtype"], reserve_fraction=v["reserve"])
+    assert p.state["n_if_real_only"] >= n
+    if v["padding"] > 0 and p.state["weights_fit"]:
+        assert f'<b class="n-real-only">{p.state["n_if_real_only"]:,}</b>' in p.html.value
+    else:
+        assert "n-real-only" not in p.html.value
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +178,7 @@ def test_planner_default():
     assert p.state["n_requests"] > 0 and p.fig is not None
 
 
-@pytest.mark.parametrize("name", ["model", "GPU_GiB", "weights_dtype", "dtype", "T", "reserve"])
+@pytest.mark.parametrize("name", ["model", "GPU_GiB", "weights_dtype", "dtype", "T", "reserve", "padding"])
 def test_planner_each_control_over_its_full_range(planner, name):
     for value in full_range(planner.controls[name]):
         planner.controls[name].value = value
@@ -196,3 +208,33 @@ def test_planner_weights_that_do_not_fit():
     p = BudgetPlanner(model="Llama-3.1-70B", GPU_GiB=8, weights_dtype="float32")
     check_planner(p)
     assert p.state["n_requests"] == 0 and not p.state["weights_fit"]
+
+
+def test_planner_padding_reserves_memory_for_nothing():
+    """A left-padded static batch reserves T positions per request; with half of them padding,
+    half the reserved cache holds nothing and twice the requests would fit holding real tokens only."""
+    p = BudgetPlanner(T=8192, padding=0.5)
+    check_planner(p)
+    s = p.state
+    assert s["real_tokens_per_request"] == 4096
+    assert s["padding_bytes"] == s["real_bytes"] == s["cache_used_bytes"] // 2
+    assert s["n_if_real_only"] == max_concurrent_requests(
+        MODEL_PRESETS["Llama-3-8B"], 4096, 80 * 2**30, weight_bytes=MODEL_PRESETS["Llama-3-8B"].n_params * 2,
+        dtype="bfloat16", reserve_fraction=0.1) >= 2 * s["n_requests"]
+    labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
+    assert "KV cache: padding" in labels
+    assert len(p.fig.axes[1].get_lines()) >= 3  # both curves and the current setting
+
+
+def test_planner_without_padding_draws_one_curve():
+    p = BudgetPlanner()
+    assert p.values()["padding"] == 0.0 and p.state["padding_bytes"] == 0
+    assert p.state["curve_n_real_only"] is None and "n-real-only" not in p.html.value
+    assert "padding" not in " ".join(t.get_text() for t in p.fig.axes[0].get_legend().get_texts())
+
+
+def test_planner_bad_padding_is_shown_not_raised():
+    p = no_plot(BudgetPlanner())
+    p.controls["padding"].max = 1.0
+    p.controls["padding"].value = 1.0  # no real token at all: not a batch
+    assert "padding must be in [0, 1)" in p.state["error"] and "padding" in p.html.value

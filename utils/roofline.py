@@ -11,17 +11,24 @@ weight matrix, so each weight byte read serves about B multiply-adds: its intens
 the batch and is tiny at B = 1. Prefill multiplies T vectors at once, so its intensity is ~T.
 
 The counts come from ``utils.flops``; ``measure_machine`` measures this machine's two roofs.
+A step's bytes are the weights (the same at every context) plus the K/V cache (growing with T):
+``kv_weights_crossover`` is the context at which the second reaches the first, and
+``decode_time_vs_context`` times steps at long contexts to see the time follow the bytes.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
+from .cache import StaticKVCache
 from .config import ModelConfig
 from .flops import decode_step_cost, mlp_flops_per_token, projection_flops_per_token, weight_bytes
-from .sizing import bytes_per_element
+from .generate import decode_stepper
+from .perf import Stats, check_lengths, random_ids
+from .sizing import bytes_per_element, kv_bytes_per_token
 from .validate import check_int
 
 
@@ -88,6 +95,14 @@ def ridge_batch(cfg: ModelConfig, context_len: int, roofs: Roofs, dtype="float16
     return None
 
 
+def kv_weights_crossover(cfg: ModelConfig, batch_size: int = 1, dtype="float16") -> int:
+    """The smallest context T at which a decode step reads as many K/V bytes as weight bytes:
+    B x T x (K/V bytes of one token) >= the weights one step reads. Below it the weights dominate
+    what a step reads, above it the cache does."""
+    weights = decode_step_cost(cfg, 0, batch_size=batch_size, dtype=dtype).bytes["weights"]
+    return -(-weights // (batch_size * kv_bytes_per_token(cfg, dtype)))  # ceiling division
+
+
 def _median_time(fn, repeats: int) -> float:
     fn()  # warm-up: first touch of the pages, kernel selection
     times = []
@@ -110,3 +125,55 @@ def measure_machine(matmul_n: int = 1024, n_bytes: int = 128 * 2**20, repeats: i
     bandwidth = n_bytes / _median_time(buf.sum, repeats)
     return Roofs(f"this CPU ({torch.get_num_threads()} thread(s), float32)", flops, bandwidth,
                  "measured: a square float32 matmul and a sum over a large buffer")
+
+
+@torch.inference_mode()
+def decode_time_vs_context(model, context_lens, repeats: int = 9, *, steps_per_sample: int = 3, warmup: int = 1,
+                           batch_size: int = 1, seed: int = 0, chunk: int = 1024) -> dict:
+    """Seconds of one decode step (``generate``'s flat step) after T cached tokens, for long contexts.
+
+    No prefill: one ``StaticKVCache`` of ``max(T) + 1`` positions is filled through ``cache.update``
+    with random K/V (one random block of ``chunk`` positions, repeated: a step's time does not depend
+    on the values). Each round visits every T from the longest down (``crop(T)``, then
+    ``steps_per_sample`` steps, each cropped back to T), then fills the cache again, so the lengths
+    are interleaved: a burst of load on a shared machine slows one sample of each T, not all of one.
+    Returns ``{"T": [...], "step": [Stats, ...]}``, seconds per step.
+    """
+    Ts = check_lengths(model, context_lens, extra=1)
+    for name, value in (("repeats", repeats), ("steps_per_sample", steps_per_sample), ("chunk", chunk)):
+        check_int(name, value)
+    check_int("warmup", warmup, minimum=0)
+    cfg, dtype = model.cfg, model.lm_head.weight.dtype
+    cache = StaticKVCache(cfg, batch_size, max(Ts) + 1, dtype=dtype)
+    g = torch.Generator().manual_seed(seed)
+    k, v = (torch.randn(batch_size, cfg.n_kv_heads, chunk, cfg.head_dim, generator=g, dtype=dtype)
+            for _ in range(2))  # (B, H_kv, chunk, d_h)
+
+    def fill(n: int) -> None:
+        while cache.seq_len < n:
+            m = min(chunk, n - cache.seq_len)
+            for layer in range(cfg.n_layers):
+                cache.update(layer, k[:, :, :m], v[:, :, :m])
+
+    step = decode_stepper(model, cache)
+    token = random_ids(cfg.vocab_size, 1, batch_size, seed)[:, 0]  # (B,)
+    samples: dict[int, list[float]] = {T: [] for T in Ts}
+    for r in range(warmup + repeats):
+        fill(max(Ts))
+        for T in sorted(Ts, reverse=True):
+            cache.crop(T)
+            t0 = time.perf_counter()
+            for _ in range(steps_per_sample):
+                step(token)  # reads T cached positions, writes one
+                cache.crop(T)
+            if r >= warmup:
+                samples[T].append((time.perf_counter() - t0) / steps_per_sample)
+    return {"T": Ts, "step": [Stats(samples[T]) for T in Ts]}
+
+
+def fit_step_time(measured: dict) -> tuple[float, float]:
+    """Least-squares line through ``decode_time_vs_context``'s medians: ``(fixed_s, per_token_s)``,
+    the seconds a step takes at T = 0 (the weights' part) and what each cached token adds."""
+    per_token, fixed = np.polyfit(np.asarray(measured["T"], dtype=float),
+                                  [s.median for s in measured["step"]], 1)
+    return float(fixed), float(per_token)

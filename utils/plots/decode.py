@@ -10,6 +10,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullFormatter
 
 from ..flops import decode_step_cost
+from ..roofline import fit_step_time, kv_weights_crossover
 from . import COLORS, subplots
 
 
@@ -203,6 +204,59 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
                            f"H_kv={cfg.n_kv_heads}, d_h={cfg.head_dim}, d_ff={cfg.d_ff}, V={cfg.vocab_size}"),
                  fontsize=10)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.85, bottom=0.15, wspace=0.25)
+    return fig
+
+
+def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None):
+    """Bytes a cached step reads against T, beside the measured time of a step, on the same T axis.
+
+    ``measured``: ``utils.roofline.decode_time_vs_context``'s result. Left: the weights (the same
+    at every T), the K/V cache (linear in T) and their sum. Right: the median time per step, with
+    bars from the first to the third quartile of the samples, and the straight line fitted through
+    the medians (``fit_step_time``) split the same way: a fixed part and a part growing with T.
+    A dotted line on both marks the T at which the K/V bytes reach the weight bytes.
+    """
+    T_meas = np.asarray(measured["T"])
+    T = np.linspace(0, T_meas.max(), 65).round().astype(int)
+    costs = [decode_step_cost(cfg, int(t), dtype=dtype) for t in T]
+    mib = 2**20
+    w = np.array([c.bytes["weights"] for c in costs]) / mib
+    kv = np.array([c.bytes["kv_read"] for c in costs]) / mib
+    cross = kv_weights_crossover(cfg, dtype=dtype)
+    fixed, per_token = (x * 1e3 for x in fit_step_time(measured))  # ms, ms per token
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
+    ax0.plot(T, w, color=COLORS["mask"], label="weights (the same at every T)")
+    ax0.plot(T, kv, color=COLORS["K"], label="K/V cache (grows with T)")
+    ax0.plot(T, w + kv, color="black", ls=":", label="total")
+    ax0.set_ylim(0, (w + kv).max() * 1.15)
+    ax0.set_ylabel(f"MiB read per cached step ({dtype})")
+    ax0.set_title("What one step reads (counted)")
+    ax1.plot(T, np.full(len(T), fixed), color=COLORS["mask"], label=f"fitted fixed part: {fixed:.2f} ms")
+    ax1.plot(T, per_token * T, color=COLORS["K"], label=f"fitted growing part: {per_token * 1024:.2f} ms per 1k tokens")
+    ax1.plot(T, fixed + per_token * T, color="black", ls=":", label="fitted total")
+    med = np.array([s.median for s in measured["step"]]) * 1e3
+    q1 = np.array([s.q1 for s in measured["step"]]) * 1e3
+    q3 = np.array([s.q3 for s in measured["step"]]) * 1e3
+    ax1.errorbar(T_meas, med, yerr=[med - q1, q3 - med], fmt="o", color=COLORS["cached"], ecolor="black",
+                 capsize=4, zorder=5, label="measured: median, bars first to third quartile")
+    ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.3)  # room for the legend
+    ax1.set_ylabel("time per step (ms)")
+    ax1.set_title("What one step takes (measured)")
+    for ax in (ax0, ax1):
+        if cross <= T_meas.max():
+            ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5)
+            ax.text(cross, 0.03, f" K/V bytes = weight bytes\n at T = {cross:,}", transform=ax.get_xaxis_transform(),
+                    color=COLORS["decode"], fontsize=8, va="bottom")
+        ax.set_xlim(0, T_meas.max() * 1.03)
+        ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 8)), 0)))
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x / 1024:g}k" if x else "0"))
+        ax.set_xlabel("context length T (tokens in the cache)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(title or (f"Decode over a long context: L={cfg.n_layers}, C={cfg.d_model}, H={cfg.n_heads}, "
+                           f"H_kv={cfg.n_kv_heads}, d_h={cfg.head_dim}, V={cfg.vocab_size} (1 CPU thread)"),
+                 fontsize=10)
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.86, bottom=0.14, wspace=0.2)
     return fig
 
 

@@ -88,28 +88,46 @@ def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds:
 
 
 def plot_budget(state: dict):
-    """Two panels for the budget planner: where the GPU memory goes, and requests that fit vs T."""
-    fig, (ax1, ax2) = new_figure(ncols=2, width=5.6, height=3.2)
+    """Two panels for the budget planner: where the GPU memory goes, and requests that fit vs T.
+
+    With ``state["padding"] > 0`` the cache is split into real tokens and padding (hatched), and a
+    dashed curve shows how many requests would fit if each held only its real tokens.
+    """
+    fig, (ax1, ax2) = new_figure(ncols=2, width=5.6, height=3.5)
     gib = 2**30
-    parts = [("weights", state["weight_bytes"], COLORS["mask"]),
-             ("reserve", state["reserve_bytes"], "#c7c7c7"),
-             (f"KV cache of {state['n_requests']:,} request(s)", state["cache_used_bytes"], COLORS["cached"]),
-             ("unused", max(state["unused_bytes"], 0), "#f2f2f2")]
+    n = state["n_requests"]
+    padding = state.get("padding", 0.0)
+    if padding > 0:
+        cache_parts = [(f"KV cache: real tokens of {n:,} request(s)", state["real_bytes"], COLORS["cached"], None),
+                       ("KV cache: padding", state["padding_bytes"], "white", "///")]
+    else:
+        cache_parts = [(f"KV cache of {n:,} request(s)", state["cache_used_bytes"], COLORS["cached"], None)]
+    parts = [("weights", state["weight_bytes"], COLORS["mask"], None),
+             ("reserve", state["reserve_bytes"], "#c7c7c7", None), *cache_parts,
+             ("unused", max(state["unused_bytes"], 0), "#f2f2f2", None)]
     left = 0.0
-    for label, b, color in parts:
+    for label, b, color, hatch in parts:
         w = min(b, max(state["gpu_bytes"] - left, 0)) / gib  # draw what fits on the card
-        ax1.barh(0, w, left=left / gib, color=color, edgecolor="black", linewidth=0.5, label=label)
+        ax1.barh(0, w, left=left / gib, color=color, edgecolor=COLORS["cached"] if hatch else "black",
+                 hatch=hatch, linewidth=0.5, label=label)
         left += w * gib
     ax1.set_xlim(0, state["gpu_bytes"] / gib)
     ax1.set_yticks([])
     ax1.set_xlabel("GPU memory (GiB)")
     ax1.set_title("Where the memory goes")
-    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)
-    T, n = state["curve_T"], state["curve_n"]
-    ax2.plot(T, n, "o-", color=COLORS["cached"], markersize=3)
-    ax2.plot([state["T"]], [state["n_requests"]], "o", color="black", zorder=5)
-    ax2.annotate(f"{state['n_requests']:,}", (state["T"], state["n_requests"]), textcoords="offset points",
-                 xytext=(6, 6), fontsize=9)
+    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, frameon=False)
+    T, n_curve = state["curve_T"], state["curve_n"]
+    ax2.plot(T, n_curve, "o-", color=COLORS["cached"], markersize=3,
+             label="each request reserves T positions" if padding > 0 else None)
+    if padding > 0 and state.get("curve_n_real_only") is not None:
+        ax2.plot(T, state["curve_n_real_only"], "--", color=COLORS["decode"],
+                 label=f"each holds only its real tokens ({1 - padding:.0%} of T)")
+        ax2.plot([state["T"]], [state["n_if_real_only"]], "o", mfc="white", color=COLORS["decode"], zorder=5)
+        ax2.annotate(f"{state['n_if_real_only']:,}", (state["T"], state["n_if_real_only"]), textcoords="offset points",
+                     xytext=(-8, 6), ha="right", fontsize=9, color=COLORS["decode"])
+        ax2.legend(fontsize=8, loc="upper right")
+    ax2.plot([state["T"]], [n], "o", color="black", zorder=5)
+    ax2.annotate(f"{n:,}", (state["T"], n), textcoords="offset points", xytext=(6, 6), fontsize=9)
     if state["max_context"] <= T[-1]:
         ax2.axvline(state["max_context"], color=COLORS["decode"], linestyle=":", linewidth=1.2)
         ax2.text(state["max_context"], 1, " model's\n max context", fontsize=8, color=COLORS["decode"])
@@ -121,5 +139,5 @@ def plot_budget(state: dict):
     ax2.set_xlabel("tokens per request T (log scale)")
     ax2.set_ylabel("concurrent requests that fit")
     ax2.set_title("Longer requests, fewer of them")
-    fig.subplots_adjust(left=0.04, right=0.98, bottom=0.3, top=0.9, wspace=0.3)  # fixed: tight_layout is slow
+    fig.subplots_adjust(left=0.04, right=0.98, bottom=0.36, top=0.91, wspace=0.3)  # fixed: tight_layout is slow
     return fig

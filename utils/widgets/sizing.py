@@ -118,12 +118,16 @@ class BudgetPlanner(Panel):
     ``state["n_requests"]`` is ``sizing.max_concurrent_requests`` for the controls' values;
     the weights take ``n_params * bytes(weights_dtype)``, ``reserve`` is the fraction kept for
     activations and the allocator, every request holds its own cache of T tokens.
+    ``padding`` is the share of those T positions that hold no real token, as in a static batch
+    left-padded to its longest prompt: ``state["padding_bytes"]`` is what they reserve for nothing,
+    ``state["n_if_real_only"]`` how many requests would fit if each held only its real tokens.
     """
 
     title = "Budget planner: how many requests of T tokens fit?"
 
     def __init__(self, model: str = "Llama-3-8B", GPU_GiB: int = 80, T: int = 8192,
-                 dtype: str = "bfloat16", weights_dtype: str = "bfloat16", reserve: float = 0.1) -> None:
+                 dtype: str = "bfloat16", weights_dtype: str = "bfloat16", reserve: float = 0.1,
+                 padding: float = 0.0) -> None:
         controls = {
             "model": dropdown("model", list(MODEL_PRESETS), model),
             "GPU_GiB": int_slider("GPU memory (GiB)", GPU_GiB, 8, 192, step=8, continuous_update=False),
@@ -132,10 +136,14 @@ class BudgetPlanner(Panel):
             "T": _t_slider(T),
             "reserve": float_slider("reserve (activations, ...)", reserve, 0.0, 0.5, 0.05,
                                     continuous_update=False),
+            "padding": float_slider("padding (share of T)", padding, 0.0, 0.9, 0.05, continuous_update=False),
         }
         super().__init__(controls)
 
-    def compute(self, model: str, GPU_GiB: int, weights_dtype: str, dtype: str, T: int, reserve: float) -> dict:
+    def compute(self, model: str, GPU_GiB: int, weights_dtype: str, dtype: str, T: int, reserve: float,
+                padding: float) -> dict:
+        if not 0 <= padding < 1:
+            raise ValueError(f"padding must be in [0, 1), got {padding}")
         cfg = MODEL_PRESETS[model]
         gpu = GPU_GiB * 2**30
         weights = cfg.n_params * bytes_per_element(weights_dtype)
@@ -144,14 +152,21 @@ class BudgetPlanner(Panel):
         def fits(t: int) -> int:
             return max_concurrent_requests(cfg, t, gpu, weight_bytes=weights, dtype=dtype, reserve_fraction=reserve)
 
+        def real_tokens(t: int) -> int:  # the positions of a request that hold a token, not padding
+            return max(1, round(t * (1 - padding)))
+
         n = fits(T)
         reserve_bytes = int(gpu * reserve)
         used = n * per_request
+        real = n * cache_bytes_for(cfg, 1, real_tokens(T), dtype)
         return {"model": model, "T": T, "gpu_bytes": gpu, "weight_bytes": weights, "reserve_bytes": reserve_bytes,
                 "free_for_cache": max(gpu - reserve_bytes - weights, 0), "per_request_bytes": per_request,
                 "n_requests": n, "cache_used_bytes": used, "unused_bytes": gpu - reserve_bytes - weights - used,
                 "weights_fit": weights <= gpu - reserve_bytes, "max_context": cfg.max_seq_len,
-                "tokens_in_cache": n * T, "curve_T": T_CHOICES, "curve_n": [fits(t) for t in T_CHOICES]}
+                "tokens_in_cache": n * T, "curve_T": T_CHOICES, "curve_n": [fits(t) for t in T_CHOICES],
+                "padding": padding, "real_tokens_per_request": real_tokens(T), "real_bytes": real,
+                "padding_bytes": used - real, "n_if_real_only": fits(real_tokens(T)),
+                "curve_n_real_only": [fits(real_tokens(t)) for t in T_CHOICES] if padding > 0 else None}
 
     def render(self, s: dict) -> str:
         head = (f"<p><b>{html.escape(s['model'])}</b>: weights {format_bytes(s['weight_bytes'])}, "
@@ -164,6 +179,12 @@ class BudgetPlanner(Panel):
                     f"<br><span style='font-size:1.3em'>Concurrent requests that fit: "
                     f"<b class=\"n-requests\">{s['n_requests']:,}</b></span>"
                     f" ({s['tokens_in_cache']:,} tokens cached in total).</p>")
+            if s["padding"] > 0:
+                body += (f"<p>With {s['padding']:.0%} padding each request holds {s['real_tokens_per_request']:,} "
+                         f"real tokens: of the {format_bytes(s['cache_used_bytes'])} reserved, "
+                         f"<b class=\"padding-bytes\">{format_bytes(s['padding_bytes'])}</b> hold padding. "
+                         f"Holding only real tokens, <b class=\"n-real-only\">{s['n_if_real_only']:,}</b> "
+                         f"requests would fit.</p>")
         if s["T"] > s["max_context"]:
             body += f"<p>Note: T is beyond this model's max context ({s['max_context']:,}).</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
