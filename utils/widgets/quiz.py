@@ -8,7 +8,9 @@ this module only draws them. The quiz works without a browser or a kernel, which
     quiz.self_mark(3, True)       # open questions: after "check", the student marks themselves
     quiz.score                    # (correct, done, total)
 
-The score lives in the Python objects only: it is kept for the current session, never saved.
+A card shows nothing of its answer until the student has answered it and pressed "check"; the
+full answer key is ``utils.quiz.answer_key``, printed only when asked for. The score lives in the
+Python objects only: it is kept for the current session, never saved.
 """
 from __future__ import annotations
 
