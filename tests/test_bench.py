@@ -96,41 +96,29 @@ def test_decode_bound_shares_the_weights_across_the_batch():
     assert one["tpot_min_s"] == pytest.approx(one["total"] / 10e9)
 
 
-def test_serve_schedules_and_batch_sweep_are_consistent():
+def test_decode_bound_takes_the_larger_of_the_two_roofs():
+    cfg = perf.BENCH_CONFIGS["50M"]
+    peak = 100e9  # FLOP/s: a CPU core
+    for B in (1, 4, 64):
+        d = perf.decode_bound(cfg, B, 256, 40e9, peak_flops=peak)
+        cost = decode_step_cost(cfg, 256, batch_size=B)
+        assert d["flops"] == cost.total_flops and d["compute_s"] == pytest.approx(cost.total_flops / peak)
+        assert d["memory_s"] == pytest.approx(d["total"] / 40e9)
+        assert d["tpot_min_s"] == max(d["memory_s"], d["compute_s"]) and d["max_tokens_per_s"] == B / d["tpot_min_s"]
+        assert d["bound_by"] == ("memory" if d["memory_s"] >= d["compute_s"] else "compute")
+    assert perf.decode_bound(cfg, 1, 256, 40e9, peak_flops=peak)["bound_by"] == "memory"
+    assert perf.decode_bound(cfg, 64, 256, 40e9, peak_flops=peak)["bound_by"] == "compute"
+    assert perf.decode_bound(cfg, 64, 256, 40e9)["compute_s"] == 0  # no peak: the memory roof alone
+    with pytest.raises(ValueError, match="peak_flops"):
+        perf.decode_bound(cfg, 1, 256, 40e9, peak_flops=0.0)
+
+
+def test_batch_sweep_throughput_follows_its_definition():
     torch.set_num_threads(1)
     model = perf.random_model("tiny")
-    prompts = perf.random_ids(model.cfg.vocab_size, 12, batch_size=4)
-    together = perf.serve(model, prompts, 3, group_size=4)
-    queue = perf.serve(model, prompts, 3, group_size=1)
-    assert len(set(together["ttft_s"])) == 1  # one batch: every request gets its first token at once
-    assert queue["ttft_s"] == sorted(queue["ttft_s"]) and len(set(queue["ttft_s"])) == 4
-    for s in (together, queue):
-        assert all(t < d for t, d in zip(s["ttft_s"], s["done_s"]))
-        assert s["throughput"] == pytest.approx(4 * 3 / s["makespan_s"])
     sweep = perf.batch_sweep(model, [1, 2], prompt_len=8, new_tokens=3, repeats=1)
     assert sweep["B"] == [1, 2]
     for B, thr, lat in zip(sweep["B"], sweep["throughput"], sweep["latency_s"]):
         assert thr == pytest.approx(B * 3 / lat)
-    with pytest.raises(ValueError):
-        perf.serve(model, prompts, 3, group_size=5)
-
-
-def test_serve_waits_for_arrivals_and_counts_the_wait_in_ttft():
-    torch.set_num_threads(1)
-    model = perf.random_model("tiny")
-    prompts = perf.random_ids(model.cfg.vocab_size, 12, batch_size=4)
-    arrival = [0.0, 1.0, 2.0, 3.0]  # a second apart: a tiny request is served in milliseconds
-    batch = perf.serve(model, prompts, 3, group_size=4, arrival_s=arrival)
-    alone = perf.serve(model, prompts, 3, group_size=1, arrival_s=arrival)
-    assert batch["wait_s"] == [3.0, 2.0, 1.0, 0.0]  # the static batch starts when its last request is there
-    assert alone["wait_s"] == [0.0] * 4  # one at a time: each request is served as it arrives
-    for s in (batch, alone):
-        assert s["arrival_s"] == arrival
-        assert all(t > w for t, w in zip(s["ttft_s"], s["wait_s"]))  # TTFT = waiting + prefill + first sample
-        assert all(a + t < d for a, t, d in zip(arrival, s["ttft_s"], s["done_s"]))
-        assert s["makespan_s"] == max(s["done_s"]) and s["busy_s"] < s["makespan_s"] - 2.9  # idle between arrivals
-        assert s["throughput"] == pytest.approx(4 * 3 / s["makespan_s"])
-    assert min(batch["ttft_s"]) < max(batch["ttft_s"]) - 2.9  # the first request waited for the other three
-    for bad in ([0.0, 2.0, 1.0, 3.0], [-1.0, 0.0, 1.0, 2.0], [0.0, 1.0]):
-        with pytest.raises(ValueError):
-            perf.serve(model, prompts, 3, group_size=4, arrival_s=bad)
+    for B, thr, tpot in zip(sweep["B"], sweep["decode_throughput"], sweep["tpot_s"]):
+        assert thr == pytest.approx(B / tpot)

@@ -97,3 +97,105 @@ def test_without_a_measurement_and_beyond_the_context():
     _ok(p.state)
     assert not any(h.startswith("this machine") for h in p.hardware)
     assert "beyond" in p.html.value  # GPT-2 reads 1024 tokens at most: shown, not an error
+
+
+# --- the compute roof: the limit is max(bytes / bandwidth, FLOPs / peak) ---------------------------
+
+def test_a_measured_peak_adds_the_compute_roof_and_the_ridge_batch():
+    from utils.roofline import Roofs, ridge_batch
+
+    p = no_plot(DecodeBoundPanel(measured_GBps=40.0, measured_GFLOPS=100.0, model="bench 50M", dtype="float32", T=256))
+    cfg = p.models["bench 50M"]
+    for B in BATCH_CHOICES:
+        p.controls["B"].value = B
+        s = p.state
+        _ok(s)
+        want = decode_bound(cfg, B, 256, 40e9, "float32", 100e9)
+        assert s["peak_flops"] == 100e9 and s["compute_s"] == pytest.approx(want["flops"] / 100e9)
+        assert s["tpot_min_s"] == pytest.approx(max(s["memory_s"], s["compute_s"]))
+        assert s["max_tokens_per_s"] == pytest.approx(B / s["tpot_min_s"])
+        assert s["ridge"] == ridge_batch(cfg, 256, Roofs("cpu", 100e9, 40e9), "float32")
+        assert s["bound_by"] == ("compute" if B >= s["ridge"] else "memory")
+        assert "ridge batch" in p.html.value
+    limits = [r["max_tokens_per_s"] for r in s["sweep"]]
+    assert limits[-1] == pytest.approx(limits[-2], rel=0.05)  # past the ridge, tokens/s stay at the compute roof
+
+
+def test_without_a_published_peak_the_limit_is_memory_only(panel):
+    c = panel.controls
+    c["model"].value, c["B"].value, c["T"].value, c["dtype"].value = "bench 50M", 256, 256, "bfloat16"
+    for hardware in ("laptop, 2 x DDR5-5600", next(h for h in panel.hardware if h.startswith("this machine"))):
+        c["hardware"].value = hardware
+        s = panel.state
+        _ok(s)
+        assert s["peak_flops"] is None and s["compute_s"] == 0 and s["ridge"] is None
+        assert s["tpot_min_s"] == pytest.approx(s["memory_s"]) and "memory roof only" in panel.html.value
+    c["hardware"].value = "NVIDIA H100 SXM (HBM3)"
+    assert panel.state["peak_flops"] == 989e12  # bfloat16, dense, from the datasheet
+
+
+def test_the_bound_figure_draws_both_roofs_and_the_ridge():
+    p = DecodeBoundPanel(measured_GBps=40.0, measured_GFLOPS=100.0, model="bench 50M", dtype="float32", T=256)
+    labels = p.fig.axes[0].get_legend_handles_labels()[1]
+    assert {"memory roof", "compute roof", "the limit"} <= set(labels)
+    assert any(label.startswith("ridge batch B = ") for label in labels)
+    plt.close("all")
+
+
+# --- staggered arrivals, served three ways on replayed costs ------------------------------------
+
+from utils.arrivals import POLICIES, poisson_arrivals, serve  # noqa: E402
+from utils.batch_engine import ReplayEngine, StepCosts  # noqa: E402
+from utils.widgets.metrics import MAX_BATCH_CHOICES, RATE_CHOICES, TIMEOUT_CHOICES_MS, ArrivalsPanel  # noqa: E402
+
+COSTS = StepCosts(prefill_fixed_s=6e-4, prefill_per_token_s=7e-5, decode_fixed_s=4e-4, decode_per_row_s=1e-4,
+                  sample_s=1e-5, join_s=3e-4, leave_s=2e-6)
+LENS, NEW = [8, 40, 17, 25, 48, 9, 30, 12, 44, 20], [10, 3, 25, 40, 8, 16, 1, 33, 12, 20]
+
+
+@pytest.fixture(scope="module")
+def arrivals_panel():
+    return no_plot(ArrivalsPanel(COSTS, LENS, NEW, seed=2))
+
+
+def test_arrivals_state_is_the_schedule_of_each_policy(arrivals_panel):
+    c = arrivals_panel.controls
+    c["rate"].value, c["max_batch"].value, c["timeout_ms"].value = 200, 4, 50
+    s = arrivals_panel.state
+    _ok(s)
+    arrival = poisson_arrivals(len(NEW), 200, seed=2)
+    for p in POLICIES:
+        want = serve(ReplayEngine(COSTS, LENS), NEW, arrival, p, max_batch=4, timeout_s=0.05).summary()
+        got = s["runs"][p]
+        assert all(got[k] == pytest.approx(v) for k, v in want.items() if k != "policy")
+        assert got["arrival_s"] == arrival
+    html_text = arrivals_panel.html.value
+    assert all(name in html_text for name in ("one at a time (FIFO)", "static batches", "continuous batching"))
+    assert "numpy's default" in html_text
+
+
+def test_every_arrivals_setting_computes_without_an_error(arrivals_panel):
+    c = arrivals_panel.controls
+    for rate in RATE_CHOICES:
+        for B in MAX_BATCH_CHOICES:
+            for timeout in TIMEOUT_CHOICES_MS:
+                c["rate"].value, c["max_batch"].value, c["timeout_ms"].value = rate, B, timeout
+                s = arrivals_panel.state
+                _ok(s)
+                for r in s["runs"].values():
+                    assert r["ttft_p50_s"] > 0 and r["tokens_per_s"] > 0 and r["requests_per_s"] > 0
+                    assert sum(len(t) for t in r["token_times"]) == sum(NEW)
+
+
+def test_arrivals_figure_has_a_timeline_per_policy():
+    p = ArrivalsPanel(COSTS, LENS, NEW, rate=50)
+    assert p.fig is not None and len(p.fig.axes) == len(POLICIES)
+    assert all(ax.get_ylabel() == "request" for ax in p.fig.axes) and p.fig.axes[-1].get_xlabel() == "time (ms)"
+    plt.close("all")
+
+
+def test_the_same_rate_gives_the_same_schedule_and_a_bad_workload_is_refused():
+    a, b = no_plot(ArrivalsPanel(COSTS, LENS, NEW, rate=100)), no_plot(ArrivalsPanel(COSTS, LENS, NEW, rate=100))
+    assert a.state["runs"]["continuous"]["token_times"] == b.state["runs"]["continuous"]["token_times"]
+    with pytest.raises(ValueError, match="one prompt length per request"):
+        ArrivalsPanel(COSTS, LENS, NEW[:-1])

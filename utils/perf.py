@@ -8,6 +8,8 @@ The metrics, for a request of B rows that each produce n new tokens:
     throughput  new tokens per second, all rows together: B x n / latency;  while decoding: B / TPOT
     KV memory   2 x L x B x H_kv x T x d_h x bytes per element
 
+Requests that arrive over time and are served one at a time or in batches: ``utils.arrivals``.
+
 Timing on a shared CPU is noisy, so every comparison is measured **interleaved** (``time_interleaved``):
 each round runs every variant once (A B C, A B C, ...) after a warm-up, so a burst of load from another
 process slows one sample of each variant instead of every sample of one. Results are ``Stats``: the raw
@@ -261,20 +263,27 @@ def decode_bytes_per_token(cfg: ModelConfig, context_len: int, dtype: torch.dtyp
 
 
 def decode_bound(cfg: ModelConfig, batch_size: int, context_len: int, bandwidth_Bps: float,
-                 dtype: torch.dtype | str = "float32") -> dict:
-    """The memory-bandwidth limit of one decode step of B rows with T tokens of context each.
+                 dtype: torch.dtype | str = "float32", peak_flops: float | None = None) -> dict:
+    """The roofline limit of one decode step of B rows with T tokens of context each.
 
-    Every weight is read once per step whatever B is; the K/V cache is read once per row. So
-    ``tpot_min_s`` = bytes per step / bandwidth, and at most ``B / tpot_min_s`` tokens per second.
-    Also returns the bytes per new token, which falls like 1 / B while the weights dominate.
+    Every weight is read once per step whatever B is; the K/V cache is read once per row, so
+    ``memory_s`` = bytes per step / bandwidth. Every row does its own arithmetic, so ``compute_s`` =
+    FLOPs per step / ``peak_flops`` (0 without a peak: a memory-only bound). ``tpot_min_s`` is the
+    larger of the two (``bound_by`` says which), and at most ``B / tpot_min_s`` tokens come out per
+    second. Also returns the bytes per new token, which fall like 1 / B while the weights dominate.
     """
     if not bandwidth_Bps > 0:
         raise ValueError(f"bandwidth_Bps must be > 0, got {bandwidth_Bps!r}")
-    b = dict(decode_step_cost(cfg, context_len, batch_size=batch_size, dtype=dtype).bytes)
+    if peak_flops is not None and not peak_flops > 0:
+        raise ValueError(f"peak_flops must be > 0 (or None: memory only), got {peak_flops!r}")
+    cost = decode_step_cost(cfg, context_len, batch_size=batch_size, dtype=dtype)
+    b = dict(cost.bytes)
     total = sum(b.values())
-    tpot = total / bandwidth_Bps
-    return {**b, "total": total, "bytes_per_token": total / batch_size, "tpot_min_s": tpot,
-            "max_tokens_per_s": batch_size / tpot}
+    memory, compute = total / bandwidth_Bps, cost.total_flops / peak_flops if peak_flops else 0.0
+    tpot = max(memory, compute)
+    return {**b, "total": total, "bytes_per_token": total / batch_size, "flops": cost.total_flops,
+            "memory_s": memory, "compute_s": compute, "tpot_min_s": tpot, "max_tokens_per_s": batch_size / tpot,
+            "bound_by": "compute" if compute > memory else "memory"}
 
 
 def decode_vs_bandwidth(
@@ -329,22 +338,3 @@ def batch_sweep(
     return {"B": Bs, "ttft_s": med["ttft_s"], "tpot_s": med["tpot_s"], "latency_s": med["total_s"],
             "throughput": [B * new_tokens / t for B, t in zip(Bs, med["total_s"])],
             "decode_throughput": [B / t for B, t in zip(Bs, med["tpot_s"])]}
-
-
-def serve(model, prompts: torch.Tensor, new_tokens: int, group_size: int, *,
-          arrival_s: Sequence[float] | None = None, cache_kind: str = "static") -> dict:
-    """Serve N requests in arrival order, ``group_size`` at a time (N: one static batch; 1: a queue); a group
-    starts when its last request has arrived (``arrival_s``, sorted, default 0) and the server is free. Returns
-    per request ``wait_s``, ``ttft_s`` (from arrival), ``done_s``; ``makespan_s``, ``busy_s``, ``throughput``."""
-    N, arrival = len(prompts), [float(a) for a in ([0] * len(prompts) if arrival_s is None else arrival_s)]
-    check_int("group_size", group_size, 1, N)
-    if len(arrival) != N or arrival != sorted(arrival) or arrival[0] < 0:
-        raise ValueError(f"arrival_s must be {N} sorted times >= 0, got {arrival_s!r}")
-    runs, clock, busy = [], 0.0, 0.0  # runs: per request, (when its group started, the group's result)
-    for g in range(0, N, group_size):
-        r = generate(model, prompts[g:g + group_size], new_tokens, cache_kind=cache_kind)
-        clock = max(clock, arrival[min(g + group_size, N) - 1])  # wait for the group's last request and the server
-        runs, clock, busy = runs + [(clock, r)] * len(r.lengths), clock + r.total_s, busy + r.total_s
-    return {"arrival_s": arrival, "wait_s": [t - a for (t, _), a in zip(runs, arrival)], "makespan_s": clock,
-            "ttft_s": [t + r.ttft_s - a for (t, r), a in zip(runs, arrival)],  # a group's rows start together
-            "done_s": [t + r.total_s for t, r in runs], "busy_s": busy, "throughput": N * new_tokens / clock}

@@ -80,37 +80,150 @@ def plot_batch_sweep(sweep: dict, title: str = "Batching: more tokens per second
     return fig
 
 
-def plot_schedules(schedules: dict, title: str = "Same requests, two schedules"):
-    """Each schedule (``name -> utils.perf.serve`` result) as a timeline, one row per request: a tick where it
-    arrives, then waiting (until its group starts), prefill + first token (the rest of its TTFT), decode.
-    A result without ``arrival_s``/``wait_s``/``done_s`` is drawn as all arriving at 0 and ending together. Each
-    title gives the median TTFT (``np.median``: the mean of the two middle values for an even count) and tokens/s
-    over the run and, with ``busy_s``, while the server computes."""
+_PARTS = (("waiting", COLORS["mask"], 0.45), ("setup + prefill", COLORS["prefill"], 1.0),
+          ("first sampling", COLORS["K"], 1.0))
+
+
+def _draw_schedule(ax, s: dict) -> None:
+    """One row per request (``utils.arrivals.Run.schedule()``, seconds, drawn in ms): a tick where it
+    arrives, waiting, setup + prefill, the first sampling, then one segment per later token (the gap
+    before it), so a stalled gap shows as a long segment."""
+    rows = np.arange(len(s["arrival_s"]))
+    left = np.asarray(s["arrival_s"]) * 1e3
+    for key, (label, color, alpha) in zip(("wait_s", "prefill_s", "sample_s"), _PARTS):
+        width = np.asarray(s[key]) * 1e3
+        ax.barh(rows, width, left=left, height=0.6, color=color, alpha=alpha, label=label)
+        left = left + width
+    for r, times in enumerate(s["token_times"]):  # one collection per row: fast with many tokens
+        t = np.asarray(times) * 1e3
+        ax.broken_barh(list(zip(t[:-1], np.diff(t))), (r - 0.3, 0.6), facecolor=COLORS["decode"],
+                       edgecolor="#a04800", linewidth=0.25, label="decode steps (one per token)" if r == 0 else None)
+    ax.plot(np.asarray(s["arrival_s"]) * 1e3, rows, "|", color="k", ms=10, mew=1.5, label="arrives")
+    step = max(1, len(rows) // 12)  # at most about a dozen labels
+    ax.set_yticks(rows[::step], [str(r) for r in rows[::step]])
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # request 0 on top
+    ax.set_ylabel("request")
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def _schedule_legend(ax) -> tuple[list, list[str]]:
+    """The timeline's legend entries in the order a request lives them."""
+    handles, labels = ax.get_legend_handles_labels()
+    order = ["arrives", *(label for label, _, _ in _PARTS), "decode steps (one per token)"]
+    pairs = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]) if hl[1] in order else len(order))
+    return [h for h, _ in pairs], [label for _, label in pairs]
+
+
+def plot_schedules(schedules: dict, title: str = "The same requests, served three ways"):
+    """Each schedule (name -> ``utils.arrivals.Run.schedule()``) as a timeline of its requests (see
+    ``_draw_schedule``). Each title: TTFT p50 and p95 (numpy's default percentiles) and the throughput,
+    tokens/s and requests/s over the run and tokens/s while computing."""
     names = list(schedules)
-    fig, axes = subplots(len(names), 1, figsize=(11, 1.1 + 2.1 * len(names)), sharex=True, squeeze=False)
+    n_rows = max(len(s["arrival_s"]) for s in schedules.values())
+    fig, axes = subplots(len(names), 1, figsize=(11, 1.2 + (0.9 + 0.11 * n_rows) * len(names)), sharex=True,
+                         squeeze=False)
     for ax, name in zip(axes[:, 0], names):
         s = schedules[name]
-        ttft = np.asarray(s["ttft_s"]) * 1e3  # ms, from each request's arrival
-        rows = np.arange(len(ttft))
-        arrival = np.asarray(s.get("arrival_s", np.zeros(len(ttft)))) * 1e3
-        wait = np.asarray(s.get("wait_s", np.zeros(len(ttft)))) * 1e3
-        done = np.asarray(s.get("done_s", np.full(len(ttft), s["makespan_s"]))) * 1e3
-        ax.barh(rows, wait, left=arrival, height=0.6, color=COLORS["mask"], alpha=0.45, label="waiting")
-        ax.barh(rows, ttft - wait, left=arrival + wait, height=0.6, color=COLORS["prefill"],
-                label="prefill + first token")
-        ax.barh(rows, done - arrival - ttft, left=arrival + ttft, height=0.6, color=COLORS["decode"], label="decode")
-        ax.plot(arrival, rows, "|", color="k", ms=14, mew=1.5, label="arrives")
-        ax.set_yticks(rows, [str(r) for r in rows])
-        ax.set_ylim(len(rows) - 0.5, -0.5)  # request 0 on top
-        ax.set_ylabel("request")
-        busy = f", {s['throughput'] * s['makespan_s'] / s['busy_s']:.0f} while computing" if "busy_s" in s else ""
-        ax.set_title(f"{name}: median TTFT {np.median(ttft):.0f} ms | tokens/s: {s['throughput']:.0f} over the run"
-                     f"{busy}", fontsize=10, loc="left")
-        ax.grid(True, axis="x", alpha=0.3)
+        _draw_schedule(ax, s)
+        ax.set_title(f"{name}: TTFT p50 {s['ttft_p50_s'] * 1e3:.1f} ms, p95 {s['ttft_p95_s'] * 1e3:.1f} ms | "
+                     f"{s['tokens_per_s']:.0f} tokens/s and {s['requests_per_s']:.0f} requests/s over the run, "
+                     f"{s['busy_tokens_per_s']:.0f} tokens/s while computing", fontsize=9, loc="left")
     axes[-1][0].set_xlabel("time (ms)")
-    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8)
+    fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=8)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))  # room for the legend: a third of an inch
+    return fig
+
+
+def plot_ttft_parts(schedule: dict, request: int, title: str = "TTFT has parts"):
+    """Top: the requests' timeline (``_draw_schedule``). Bottom: request ``request``'s TTFT alone, split
+    into waiting, setup + prefill and the first sampling, each labelled in ms (a part too thin to
+    see is still labelled)."""
+    fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 4.2), gridspec_kw={"height_ratios": [2.2, 1]})
+    _draw_schedule(ax0, schedule)
+    ax0.set_xlabel("time (ms)")
+    ax0.legend(*_schedule_legend(ax0), fontsize=8, loc="upper right", ncol=2)
+    parts = [schedule[key][request] * 1e3 for key in ("wait_s", "prefill_s", "sample_s")]  # ms
+    ttft = sum(parts)
+    left = 0.0
+    for i, ((label, color, alpha), width) in enumerate(zip(_PARTS, parts)):
+        ax1.barh(0, width, left=left, height=0.6, color=color, alpha=alpha)
+        last = i == len(parts) - 1  # the last part is labelled below the bar, flush right: it may be a sliver
+        ax1.annotate(f"{label}: {width:.2f} ms", (left + width / 2, -0.3 if last else 0.3),
+                     (left + width if last else left + width / 2, -0.85 if last else 0.85),
+                     ha="right" if last else "center", va="center", fontsize=8,
+                     arrowprops={"arrowstyle": "-", "lw": 0.6})
+        left += width
+    ax1.set_xlim(0, ttft * 1.01)
+    ax1.set_ylim(-1.3, 1.3)
+    ax1.set_yticks([])
+    ax1.set_xlabel(f"request {request}: time since it arrived (ms); TTFT = {ttft:.2f} ms")
+    ax1.set_title(f"Request {request}'s TTFT = waiting + setup and prefill + first sampling", fontsize=10)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def plot_rate_sweep(sweep: dict, title: str = "Three policies as the arrival rate grows"):
+    """``sweep``: ``{"rate": [...], policy: [Run.summary() per rate]}``. Left: TTFT p50 (solid) and p95
+    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second."""
+    rate = np.asarray(sweep["rate"])
+    policies = [k for k in sweep if k != "rate"]
+    colors = dict(zip(policies, (COLORS["mask"], COLORS["prefill"], COLORS["decode"], COLORS["cached"])))
+    fig, axes = subplots(1, 3, figsize=(13, 3.9))
+    for p in policies:
+        rows = sweep[p]
+        for ax, key in zip(axes[:2], ("ttft", "tpot")):
+            ax.plot(rate, [r[f"{key}_p50_s"] * 1e3 for r in rows], "o-", color=colors[p], ms=4)
+            ax.plot(rate, [r[f"{key}_p95_s"] * 1e3 for r in rows], "--", color=colors[p])
+        axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "o-", color=colors[p], ms=4, label=p)
+    for ax, ylabel, sub in zip(axes, ("TTFT (ms, log scale)", "TPOT (ms)", "tokens/s over the run"),
+                               ("Time to first token (solid p50, dashed p95)",
+                                "Time per output token (solid p50, dashed p95)", "Throughput")):
+        ax.set_xscale("log")
+        ax.set_xlabel("arrival rate (requests/s, log scale)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(sub, fontsize=10)
+        ax.grid(True, alpha=0.3, which="both")
+    axes[0].set_yscale("log")
+    _plain_log_y(axes[0])
+    axes[1].set_ylim(bottom=0)
+    axes[2].set_ylim(bottom=0)
+    axes[2].legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.15, wspace=0.28)
+    return fig
+
+
+def plot_batch_roofline(models: dict, title: str = "Decode throughput against the roofline"):
+    """One panel per model, ``name -> {"B", "memory_tps", "compute_tps", "ridge", "measured_B",
+    "measured_tps"}``: the most tokens/s each roof allows at batch B (memory: B / (bytes / bandwidth);
+    compute: B / (FLOPs / peak)), the roofline (the lower of the two), the ridge batch where they
+    cross, and the measured decode throughput B / TPOT (log-log)."""
+    fig, axes = subplots(1, len(models), figsize=(6 * len(models), 3.9), squeeze=False)
+    for ax, (name, m) in zip(axes[0], models.items()):
+        B = np.asarray(m["B"])
+        mem, comp = np.asarray(m["memory_tps"]), np.asarray(m["compute_tps"])
+        ax.plot(B, mem, "--", color=COLORS["K"], label="memory roof: B / (bytes / bandwidth)")
+        ax.plot(B, comp, ":", color=COLORS["recompute"], lw=2, label="compute roof: B / (FLOPs / peak)")
+        ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label="roofline (the lower roof)")
+        if m.get("ridge") is not None:
+            ax.axvline(m["ridge"], color="k", ls="-.", lw=0.8, label=f"ridge batch B = {m['ridge']}")
+        ax.plot(m["measured_B"], m["measured_tps"], "o-", color=COLORS["cached"], ms=6,
+                label="measured: B / TPOT")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        _plain_log_y(ax)
+        ticks = [b for b in B if b & (b - 1) == 0]  # powers of two
+        ax.set_xticks(ticks, [str(b) for b in ticks])
+        ax.minorticks_off()
+        ax.set_xlabel("batch size B (rows decoded together)")
+        ax.set_ylabel("decode tokens/s (all rows)")
+        ax.set_title(name, fontsize=10)
+        ax.grid(True, alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
     return fig
 
 
@@ -134,18 +247,25 @@ def plot_bandwidth(res: dict, title: str = "Batch-1 decode against the memory ba
 
 
 def plot_decode_bound(state: dict, title: str | None = None):
-    """``DecodeBoundPanel``'s state: the bandwidth limit on decode against batch size B.
-    Left: the most tokens/s memory allows (log-log), the chosen B marked. Right: the bytes one
-    step reads, split into weights (the same for any B) and K/V cache (grows with B)."""
+    """``DecodeBoundPanel``'s state: the roofline of decode against batch size B.
+    Left: the most tokens/s the memory roof allows and, when the hardware's peak FLOP/s is known,
+    the compute roof, with the ridge batch where they cross (log-log), the chosen B marked. Right:
+    the bytes one step reads, split into weights (the same for any B) and K/V cache (grows with B)."""
     sweep = state["sweep"]
     B = np.asarray([r["B"] for r in sweep])
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6))
-    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"])
+    ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], label="memory roof")
+    if state.get("peak_flops"):
+        ax0.loglog(B, [r["B"] / r["compute_s"] for r in sweep], ":", color=COLORS["recompute"], lw=2,
+                   label="compute roof")
+        if state.get("ridge") is not None:
+            ax0.axvline(state["ridge"], color="k", ls="-.", lw=0.8, label=f"ridge batch B = {state['ridge']}")
+    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"], ms=4, label="the limit")
     ax0.plot([state["B"]], [state["max_tokens_per_s"]], "o", ms=11, mfc="none", mec="k", label=f"B = {state['B']}")
     _plain_log_y(ax0)
-    ax0.set_ylabel("most tokens/s the bandwidth allows")
-    ax0.set_title("Throughput limit = B / (bytes per step / bandwidth)", fontsize=10)
-    ax0.legend(fontsize=8)
+    ax0.set_ylabel("most tokens/s (all rows)")
+    ax0.set_title("Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)", fontsize=10)
+    ax0.legend(fontsize=7)
     weights = np.asarray([r["weights"] for r in sweep]) / 1e9
     kv = np.asarray([r["kv_read"] + r["kv_write"] for r in sweep]) / 1e9
     x = np.arange(len(B))
@@ -161,7 +281,8 @@ def plot_decode_bound(state: dict, title: str | None = None):
     if B.size:
         ax0.set_xticks(B, [str(b) for b in B])
         ax0.minorticks_off()
+    peak = f", {state['peak_flops'] / 1e12:,.3g} TFLOP/s" if state.get("peak_flops") else ""
     fig.suptitle(title or f"{state['model']}, {state['dtype']}, T = {state['T']:,} per row, "
-                          f"{state['bandwidth_GBps']:,.3g} GB/s", fontsize=11)
+                          f"{state['bandwidth_GBps']:,.3g} GB/s{peak}", fontsize=11)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
     return fig

@@ -1,59 +1,81 @@
-"""Panel of notebook 06 (performance metrics): is batch-B decode memory- or compute-bound?"""
+"""Panels of notebook 06 (performance metrics): the roofline of batch-B decode, and requests
+arriving over time, served three ways."""
 from __future__ import annotations
 
 import html
 
+from ..arrivals import POLICIES, poisson_arrivals, serve
+from ..batch_engine import ReplayEngine, StepCosts
 from ..perf import BENCH_CONFIGS, decode_bound
 from ..plots import format_bytes, plot_decode_bound
+from ..plots.metrics import plot_schedules
+from ..roofline import GPU_ROOFS, Roofs, ridge_batch
 from ..sizing import MODEL_PRESETS, cache_bytes_for
-from . import Panel, dropdown
+from . import Panel, dropdown, selection_slider
 
+_A100, _H100 = GPU_ROOFS
 
 # Published peak memory bandwidth, GB/s (theoretical; real kernels reach a large fraction of it).
 HARDWARE_BANDWIDTH_GBPS: dict[str, float] = {
     "laptop, 2 x DDR5-5600": 89.6,  # 2 channels x 8 bytes x 5600 MT/s
     "Apple M2 Max": 400.0,
-    "NVIDIA A100 80GB SXM (HBM2e)": 2039.0,
-    "NVIDIA H100 SXM (HBM3)": 3350.0,
+    "NVIDIA A100 80GB SXM (HBM2e)": _A100.bandwidth / 1e9,
+    "NVIDIA H100 SXM (HBM3)": _H100.bandwidth / 1e9,
+}
+# Published dense peaks, FLOP/s per dtype (int8: operations/s), from the makers' datasheets. A
+# hardware or dtype missing here has no compute roof in the panel: its limit is memory only.
+HARDWARE_PEAK_FLOPS: dict[str, dict[str, float]] = {
+    "Apple M2 Max": {"float32": 13.6e12},  # the 38-core GPU
+    "NVIDIA A100 80GB SXM (HBM2e)": {"float32": 19.5e12, "bfloat16": _A100.peak_flops, "float16": _A100.peak_flops,
+                                     "int8": 624e12},
+    "NVIDIA H100 SXM (HBM3)": {"float32": 67e12, "bfloat16": _H100.peak_flops, "float16": _H100.peak_flops,
+                               "int8": 1979e12},
 }
 BATCH_CHOICES = [2**i for i in range(9)]  # 1 .. 256
 CONTEXT_CHOICES = [128, 256, 512, 1024, 2048, 4096, 8192, 32768, 131072]
 
 
 class DecodeBoundPanel(Panel):
-    """The memory-bandwidth limit of decode: model, dtype, B, T and hardware -> bytes per step,
-    the fastest possible TPOT and the most tokens/s (``utils.perf.decode_bound``).
+    """The roofline of decode: model, dtype, B, T and hardware -> bytes and FLOPs per step, the
+    fastest possible TPOT = max(bytes / bandwidth, FLOPs / peak), the most tokens/s and the ridge
+    batch where the two roofs cross (``utils.perf.decode_bound``, ``utils.roofline.ridge_batch``).
 
-    ``measured_GBps``: this machine's bandwidth (e.g. the ``limit_Bps`` that
-    ``utils.perf.decode_vs_bandwidth`` measures), offered as the first hardware choice.
+    ``measured_GBps`` (and ``measured_GFLOPS``, float32): this machine's roofs, e.g. from
+    ``utils.roofline.measure_machine``, offered as the first hardware choice.
     """
 
-    title = "Decode is memory-bound: bytes per step / bandwidth = fastest TPOT"
+    title = "The roofline of decode: fastest TPOT = max(bytes / bandwidth, FLOPs / peak)"
 
     def __init__(self, measured_GBps: float | None = None, model: str = "Llama-3-8B", dtype: str = "bfloat16",
-                 B: int = 1, T: int = 4096, hardware: str | None = None) -> None:
+                 B: int = 1, T: int = 4096, hardware: str | None = None, measured_GFLOPS: float | None = None) -> None:
         self.models = {**{f"bench {k}": v for k, v in BENCH_CONFIGS.items()}, **MODEL_PRESETS}
         self.hardware = dict(HARDWARE_BANDWIDTH_GBPS)
+        self.peaks = {name: dict(p) for name, p in HARDWARE_PEAK_FLOPS.items()}
         if measured_GBps is not None:
-            self.hardware = {f"this machine (measured, {measured_GBps:.1f} GB/s)": float(measured_GBps),
-                             **self.hardware}
+            name = f"this machine (measured, {measured_GBps:.1f} GB/s"
+            name += f", {measured_GFLOPS:.0f} GFLOP/s float32)" if measured_GFLOPS else ")"
+            self.hardware = {name: float(measured_GBps), **self.hardware}
+            if measured_GFLOPS:
+                self.peaks[name] = {"float32": measured_GFLOPS * 1e9}
         hardware = hardware or list(self.hardware)[0]
         controls = {
             "model": dropdown("model", list(self.models), model),
             "dtype": dropdown("dtype (weights and cache)", ["float32", "bfloat16", "float16", "int8"], dtype),
             "B": dropdown("B (rows decoded together)", BATCH_CHOICES, B),
             "T": dropdown("T (tokens per row so far)", CONTEXT_CHOICES, T),
-            "hardware": dropdown("memory bandwidth of", list(self.hardware), hardware),
+            "hardware": dropdown("hardware", list(self.hardware), hardware),
         }
         super().__init__(controls)
 
     def compute(self, model: str, dtype: str, B: int, T: int, hardware: str) -> dict:
         cfg = self.models[model]
         bandwidth = self.hardware[hardware] * 1e9  # bytes/s
-        bound = decode_bound(cfg, B, T, bandwidth, dtype)
-        sweep = [{"B": b, **decode_bound(cfg, b, T, bandwidth, dtype)} for b in BATCH_CHOICES]
+        peak = self.peaks.get(hardware, {}).get(dtype)  # FLOP/s, or None: not published for this dtype
+        bound = decode_bound(cfg, B, T, bandwidth, dtype, peak)
+        sweep = [{"B": b, **decode_bound(cfg, b, T, bandwidth, dtype, peak)} for b in BATCH_CHOICES]
+        ridge = ridge_batch(cfg, T, Roofs(hardware, peak, bandwidth), dtype) if peak else None
         return {**bound, "model": model, "dtype": dtype, "B": B, "T": T, "hardware": hardware,
-                "bandwidth_GBps": bandwidth / 1e9, "n_params": cfg.n_params,
+                "bandwidth_GBps": bandwidth / 1e9, "peak_flops": peak, "ridge": ridge, "n_params": cfg.n_params,
                 "kv_memory": cache_bytes_for(cfg, B, T, dtype), "max_context": cfg.max_seq_len,
                 "kv_share": (bound["kv_read"] + bound["kv_write"]) / bound["total"], "sweep": sweep}
 
@@ -61,13 +83,22 @@ class DecodeBoundPanel(Panel):
         warn = ""
         if s["T"] > s["max_context"]:
             warn = f"<br><b style='color:#b00'>T is beyond what {html.escape(s['model'])} reads ({s['max_context']:,})</b>"
+        if s["peak_flops"]:
+            compute = (f"<tr><td>FLOPs per step / at the peak ({s['peak_flops'] / 1e12:,.3g} TFLOP/s)</td>"
+                       f"<td>{s['flops'] / 1e9:,.3g} GFLOP / {s['compute_s'] * 1e3:,.3g} ms</td></tr>"
+                       f"<tr><td>ridge batch (compute-bound from)</td><td>"
+                       f"{'B = ' + format(s['ridge'], ',') if s['ridge'] else 'beyond B = 4,096'}</td></tr>")
+        else:
+            compute = (f"<tr><td>compute roof</td><td>no published {html.escape(s['dtype'])} peak for this "
+                       "hardware here: memory roof only</td></tr>")
         return (
             "<div class='decode-bound'><table>"
             f"<tr><td>weights read per step</td><td>{format_bytes(s['weights'])}</td></tr>"
             f"<tr><td>K/V cache read per step (B × T positions)</td><td>{format_bytes(s['kv_read'])}</td></tr>"
             f"<tr><td>bytes per step / per new token</td><td>{format_bytes(s['total'])} / "
             f"{format_bytes(s['bytes_per_token'])}</td></tr>"
-            f"<tr><td>fastest possible TPOT</td><td><b>{s['tpot_min_s'] * 1e3:,.2f} ms</b></td></tr>"
+            f"<tr><td>time to read them (memory roof)</td><td>{s['memory_s'] * 1e3:,.3g} ms</td></tr>{compute}"
+            f"<tr><td>fastest possible TPOT ({s['bound_by']}-bound)</td><td><b>{s['tpot_min_s'] * 1e3:,.2f} ms</b></td></tr>"
             f"<tr><td>most tokens/s (all rows)</td><td><b>{s['max_tokens_per_s']:,.0f}</b></td></tr>"
             f"<tr><td>K/V share of the bytes read</td><td>{s['kv_share']:.0%}</td></tr>"
             f"<tr><td>KV cache memory</td><td>{format_bytes(s['kv_memory'])}</td></tr>"
@@ -76,3 +107,59 @@ class DecodeBoundPanel(Panel):
 
     def plot(self, s: dict):
         return plot_decode_bound(s)
+
+
+POLICY_NAMES = {"fifo": "one at a time (FIFO)", "static": "static batches", "continuous": "continuous batching"}
+RATE_CHOICES = [5, 10, 20, 50, 100, 200, 500, 1000]  # requests per second
+MAX_BATCH_CHOICES = [2, 4, 8, 16]
+TIMEOUT_CHOICES_MS = [0, 10, 20, 50, 100, 200, 500]
+
+
+class ArrivalsPanel(Panel):
+    """Requests arriving at a rate you choose (``utils.arrivals.poisson_arrivals``), served one at a
+    time, in static batches and by continuous batching (``utils.arrivals.serve``), on per-call costs
+    measured on this machine (``costs``, a ``StepCosts`` fitted to a ``ModelEngine``'s log) and
+    replayed: no model runs, so a slider step takes milliseconds.
+
+    ``prompt_lens``, ``max_new_tokens``: the requests (their order is their arrival order).
+    """
+
+    title = "Requests arriving over time, served three ways"
+
+    def __init__(self, costs: StepCosts, prompt_lens: list[int], max_new_tokens: list[int], seed: int = 0,
+                 rate: int = 100, max_batch: int = 8, timeout_ms: int = 100) -> None:
+        if len(prompt_lens) != len(max_new_tokens):
+            raise ValueError(f"one prompt length per request: got {len(prompt_lens)} and {len(max_new_tokens)}")
+        self.engine = ReplayEngine(costs, prompt_lens)
+        self.max_new_tokens, self.seed = list(max_new_tokens), seed
+        controls = {
+            "rate": selection_slider("arrival rate (requests/s)", RATE_CHOICES, rate),
+            "max_batch": dropdown("B (most rows in a batch)", MAX_BATCH_CHOICES, max_batch),
+            "timeout_ms": dropdown("static: longest wait for a full batch (ms)", TIMEOUT_CHOICES_MS, timeout_ms),
+        }
+        super().__init__(controls)
+
+    def compute(self, rate: int, max_batch: int, timeout_ms: int) -> dict:
+        arrival = poisson_arrivals(len(self.max_new_tokens), rate, self.seed)
+        runs = {p: serve(self.engine, self.max_new_tokens, arrival, p, max_batch=max_batch,
+                         timeout_s=timeout_ms / 1e3) for p in POLICIES}
+        return {"rate": rate, "max_batch": max_batch, "timeout_ms": timeout_ms,
+                "runs": {p: run.schedule() for p, run in runs.items()}}
+
+    def render(self, s: dict) -> str:
+        head = "".join(f"<th>{h}</th>" for h in ("policy", "TTFT p50 / p95", "TPOT p50 / p95", "end to end p50 / p95",
+                                                  "tokens/s", "requests/s", "tokens/s while computing"))
+        rows = []
+        for p, r in s["runs"].items():
+            ms = [f"{r[f'{k}_p50_s'] * 1e3:,.1f} / {r[f'{k}_p95_s'] * 1e3:,.1f} ms" for k in ("ttft", "tpot", "e2e")]
+            cells = [POLICY_NAMES[p], *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
+                     f"{r['busy_tokens_per_s']:,.0f}"]
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        return (f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table>"
+                "<small>percentiles: numpy's default (linear interpolation); times from per-call costs measured "
+                "on this machine</small></div>")
+
+    def plot(self, s: dict):
+        return plot_schedules({POLICY_NAMES[p]: r for p, r in s["runs"].items()},
+                              title=f"{len(self.max_new_tokens)} requests at {s['rate']} per second, B = "
+                                    f"{s['max_batch']}, static timeout {s['timeout_ms']} ms")
