@@ -77,16 +77,20 @@ TEACHES = {
     "02_prefill.ipynb": "the prompt through all L layers at once: each layer's K/V [B, H_kv, T, d_h], the "
                         "last valid position's logits, left-padded batches, TTFT vs prompt length",
     "03_decode.ipynb": "one new token per step: its query attends over the cached keys plus its own; cached "
-                       "logits equal full recompute; what the cache saves and what it does not",
+                       "logits equal full recompute; what the cache saves and what it does not; why decode "
+                       "is bandwidth-bound (arithmetic intensity vs the ridge) and slows as the context grows",
     "04_cache_sizing.ipynb": "cache bytes = 2 × L × B × H_kv × T × d_h × bytes per value, for real models; "
                              "how GQA/MQA and the dtype shrink it",
     "05_sampling_and_stopping.ipynb": "from logits to a token: greedy, temperature, top-k, top-p; stopping on "
                                       "EOS, a stop string or the length limit",
-    "06_performance_metrics.ipynb": "TTFT, TPOT, throughput and KV memory, measured; batching raises "
-                                    "throughput and can raise latency",
-    "07_bug_lab.ipynb": "the classic KV-cache bugs (positions, masks, concatenation axis, padding, beams), "
-                        "found by comparing with full recompute",
+    "06_performance_metrics.ipynb": "TTFT (in parts), TPOT, ITL, throughput and KV memory, measured; the "
+                                    "batch roofline; arrivals served one at a time, in static batches and "
+                                    "by continuous batching",
+    "07_bug_lab.ipynb": "five mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs "
+                        "(positions, masks, concatenation axis, padding, beams), found by comparing with "
+                        "full recompute",
     "08_beyond_the_basics.ipynb": "what real engines add on top: preallocated caches, sliding windows and "
-                                  "truncation, beam search, a real pretrained model",
+                                  "truncation, beam search, transformers' caches side by side, a real "
+                                  "pretrained model",
     "09_self_test.ipynb": "questions and exercises across the whole course, to check yourself",
 }
