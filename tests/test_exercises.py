@@ -267,3 +267,106 @@ def test_diagnose_hints_after_two_wrong_guesses_and_reveals_after_three(capsys):
         E.diagnose(4, "cosmic rays")
     with pytest.raises(ValueError, match="n must be <= 5"):
         E.mystery(6)
+
+
+def test_the_probe_of_the_correct_engine_shows_a_healthy_cache():
+    from utils import mysteries
+    from utils.course_model import load_course_model
+
+    model, tok = load_course_model()
+    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+    T = prompt.shape[1]
+    rows = mysteries.probe(model, prompt, n_steps=3).rows
+    assert [r["pass"] for r in rows] == ["prefill", "step 1", "step 2", "step 3"]
+    for s, r in enumerate(rows):
+        fed = T if s == 0 else 1
+        assert r["tokens_fed"] == fed and r["seq_len"] == T + s and r["keys"] == T + s
+        assert r["last_position"] == [T - 1 + s] and r["keys_seen"] == [T + s]  # the newest token sees every key
+        assert r["k_layer0"] == r["k_layer1"] == [1, model.cfg.n_kv_heads, T + s, model.cfg.head_dim]
+        assert r["layer1_reads_own"] is True
+
+
+def test_every_mystery_leaves_a_trace_in_its_probe_that_names_nothing():
+    from utils import mysteries
+    from utils.course_model import load_course_model
+
+    model, tok = load_course_model()
+    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+    header = str(mysteries.probe(model, prompt)).splitlines()[0]
+    for n in range(1, 6):
+        broken, correct = mysteries.probe(model, prompt, n), mysteries.probe(model, prompt, n, correct=True)
+        assert broken.rows != correct.rows, n  # the probe shows where the engine goes wrong
+        assert str(broken).splitlines()[0] == header  # the same columns for every mystery: no name
+        assert broken.rows[0]["pass"] == "prefill" and len(broken.rows) == 3
+    with pytest.raises(ValueError, match="n_steps"):
+        mysteries.probe(model, prompt, 1, n_steps=-1)
+    with pytest.raises(ValueError, match="n must be <= 5"):
+        mysteries.probe(model, prompt, 6)
+
+
+@pytest.mark.parametrize("exercise_id", ["07.fix_position", "07.fix_mask"])
+def test_an_unwritten_mystery_fix_is_not_written_yet_not_a_failed_check(exercise_id, capsys):
+    def stub(model, token_ids, cache):
+        raise NotImplementedError
+
+    report = E.check(exercise_id, stub)
+    assert not report.written and "not written yet" in capsys.readouterr().out
+
+
+# --- correct alternatives a learner may write are accepted (a review found three rejected) --------
+
+def _fast_path_decode_step(model, token_ids, cache):
+    """The model's own fast pieces: rolled RoPE tables and SDPA with grouped K/V."""
+    import torch.nn.functional as F
+
+    from utils.attention import apply_rope_rolled
+
+    cfg, B = model.cfg, token_ids.shape[0]
+    pos = cache.seq_len
+    rope = model.rope_tables(slice(pos, pos + 1), model.embed_tokens.weight.dtype)
+    x = model.embed_tokens(token_ids[:, None])
+    for i, layer in enumerate(model.layers):
+        a = layer.self_attn
+        h = layer.input_layernorm(x)
+        q = a.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)
+        k = a.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+        v = a.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+        q, k = apply_rope_rolled(q, *rope), apply_rope_rolled(k, *rope)
+        K, V = cache.update(i, k, v)
+        out = F.scaled_dot_product_attention(q, K, V, enable_gqa=cfg.n_heads != cfg.n_kv_heads)
+        x = x + a.o_proj(out.transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return model.lm_head(model.norm(x))[:, -1]
+
+
+def _hf_style_positions(mask):
+    return (mask.long().cumsum(1) - 1).masked_fill(mask == 0, 1)  # transformers puts 1 on the pads
+
+
+def _top_p_float64(logits, p):
+    probs = torch.softmax(logits.double(), -1)
+    sp, order = probs.sort(descending=True)
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, (sp.cumsum(0) - sp) < p)
+    return logits.masked_fill(~keep, float("-inf")) if p < 1 else logits
+
+
+@pytest.mark.parametrize("exercise_id, fn", [
+    ("03.decode_step", _fast_path_decode_step),
+    ("02.prefill_positions", _hf_style_positions),
+    ("05.top_p", _top_p_float64),
+    ("04.kv_bytes_from_config", lambda c, T, B, dt: np.int64(S.kv_bytes_from_config(c, T, B, dt))),
+], ids=["fast-path decode step", "HF pad positions", "top-p in float64", "numpy int"])
+def test_a_correct_alternative_passes(exercise_id, fn):
+    assert E.run(exercise_id, fn).passed
+
+
+def test_a_slip_of_form_gets_a_form_message_not_the_idea_hint(capsys):
+    E.check("04.kv_bytes_from_config", lambda c, T, B, dt: float(S.kv_bytes_from_config(c, T, B, dt)))
+    out = capsys.readouterr().out
+    assert "right value, but an int is expected" in out and "first return what the contract asks for" in out
+    assert not E.run("02.prefill_positions", lambda m: S.prefill_positions(m).float()).passed
+
+
+def test_last_valid_logits_names_the_position_that_came_back(capsys):
+    E.check("02.last_valid_logits", lambda logits, mask: logits[:, -1])
+    assert "row 0: you returned the logits of position 4; its last real token is at 2" in capsys.readouterr().out

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..mysteries import VOCABULARY, diagnose, mystery
-from .catalogue import EXERCISES, Case, Exercise
+from .catalogue import EXERCISES, Case, Exercise, is_form_problem
 
 __all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
            "diagnose", "mystery", "VOCABULARY"]
@@ -91,8 +91,12 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
         print(f"  {'✓' if c.ok else '✗'} {c.words}" + ("" if c.ok else f": {c.message}"))
     failed = [c for c in report.cases if not c.ok]
     if failed:
-        hint = next((case.hint for case in ex.cases() if case.words == failed[0].words and case.hint), ex.hint)
-        print(f"{exercise_id}: {len(report.cases) - len(failed)}/{len(report.cases)} cases pass. Hint: {hint}")
+        summary = f"{exercise_id}: {len(report.cases) - len(failed)}/{len(report.cases)} cases pass."
+        if is_form_problem(failed[0].message):  # a type or shape slip: the idea hint would send you elsewhere
+            print(f"{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.")
+        else:
+            hint = next((case.hint for case in ex.cases() if case.words == failed[0].words and case.hint), ex.hint)
+            print(f"{summary} Hint: {hint}")
     else:
         print(f"{exercise_id}: all {len(report.cases)} cases pass.")
     return report

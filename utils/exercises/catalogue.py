@@ -6,6 +6,7 @@ function that changes its inputs in place cannot spoil the next case.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable
@@ -72,8 +73,23 @@ def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
         if isinstance(expected, float):
             ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=rel)
             return None if ok else f"expected {expected:.6g}, got {got!r}"
+        if isinstance(expected, int) and not isinstance(expected, bool):
+            if isinstance(got, numbers.Integral) and not isinstance(got, bool):  # numpy ints are fine
+                return None if int(got) == expected else f"expected {expected!r}, got {int(got)!r}"
+            if isinstance(got, numbers.Real) and got == expected:
+                return f"right value, but an int is expected (got {type(got).__name__}: use // to stay in integers)"
+            return f"expected {expected!r}, got {got!r}"
         return None if (type(got) is type(expected) and got == expected) else f"expected {expected!r}, got {got!r}"
     return judge
+
+
+# Problems of form (type, shape, dtype): the idea hint would mislead, so ``check`` gives none for them.
+FORM_PROBLEMS = ("expected a ", "expected shape", "dtype", "right value, but", "expected logits of shape",
+                 "expected 2 values", "expected 3 values", "could not compare")
+
+
+def is_form_problem(message: str) -> bool:
+    return any(m in message for m in FORM_PROBLEMS)
 
 
 def _call(*args) -> Callable[[Callable], Any]:
@@ -122,20 +138,59 @@ def _repeat_kv_cases() -> list[Case]:
 
 # --- 02 · prefill ---------------------------------------------------------------------------------
 
+def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any], str | None]:
+    """Names, per row, the position whose logits came back, next to the row's last real token."""
+    expected = S.last_valid_logits(logits, mask)
+    form = same_tensor(expected)
+
+    def judge(got) -> str | None:
+        problem = form(got)
+        if problem is None or is_form_problem(problem):
+            return problem
+        for b in range(logits.shape[0]):
+            if not torch.equal(got[b], expected[b]):
+                last = int(mask[b].nonzero().max())
+                same = [t for t in range(logits.shape[1]) if torch.equal(got[b], logits[b, t])]
+                which = f"the logits of position {same[0]}" if same else "logits of no position"
+                return f"row {b}: you returned {which}; its last real token is at {last}"
+        return problem
+    return judge
+
+
 def _last_valid_cases() -> list[Case]:
     logits = _rand(3, 5, 7, seed=1)
     left = torch.tensor([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 0, 1]])
     right = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
-    return [_case("left-padded rows (B=3, T=5, V=7)", (logits, left), S.last_valid_logits(logits, left)),
-            _case("right-padded rows", (logits, right), S.last_valid_logits(logits, right),
-                  hint="with right padding the last real token is not in the last column: find each row's last 1")]
+    return [Case("left-padded rows (B=3, T=5, V=7)", _call(logits, left), _last_valid_judge(logits, left)),
+            Case("right-padded rows", _call(logits, right), _last_valid_judge(logits, right),
+                 "with right padding the last real token is not in the last column: find each row's last 1")]
+
+
+def _positions_judge(mask: torch.Tensor) -> Callable[[Any], str | None]:
+    """Real tokens must get their positions; a padding column may hold any position in [0, T)."""
+    expected = S.prefill_positions(mask)
+
+    def judge(got) -> str | None:
+        if not isinstance(got, torch.Tensor):
+            return f"expected a tensor, got {type(got).__name__}"
+        if tuple(got.shape) != tuple(mask.shape):
+            return f"expected shape {list(mask.shape)}, got {list(got.shape)}"
+        if got.is_floating_point() or got.dtype == torch.bool:
+            return f"positions index the RoPE tables: expected an integer dtype, got {got.dtype}"
+        real = mask.bool()
+        if not torch.equal(got[real], expected[real]):
+            return f"at the real tokens expected {expected.masked_fill(~real, -1).tolist()} (-1: padding), got {got.tolist()}"
+        if bool(((got < 0) | (got >= mask.shape[1]))[~real].any()):
+            return f"a padding column needs a valid position in [0, {mask.shape[1]}), got {got.tolist()}"
+        return None
+    return judge
 
 
 def _positions_cases() -> list[Case]:
     m = torch.tensor([[1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 1, 1]])
-    return [_case("no padding (B=1, T=4)", (m[:1],), S.prefill_positions(m[:1])),
-            _case("left padding: 0, 2 and 1 pads", (m,), S.prefill_positions(m),
-                  hint="a row's first real token is position 0, however many pads come before it")]
+    return [Case("no padding (B=1, T=4)", _call(m[:1]), _positions_judge(m[:1])),
+            Case("left padding: 0, 2 and 1 pads", _call(m), _positions_judge(m),
+                 "a row's first real token is position 0, however many pads come before it")]
 
 
 # --- 03 · decode ------------------------------------------------------------------------------------
@@ -156,8 +211,13 @@ def _mqa_model():
     from ..model import Decoder
 
     torch.manual_seed(0)
-    return Decoder(ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=1, d_model=32, d_ff=64,
-                               max_seq_len=64)).eval()
+    model = Decoder(ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=1, d_model=32, d_ff=64,
+                                max_seq_len=64)).eval()
+    with torch.no_grad():  # weights 10x the init scale: a wrong step moves the logits far beyond TOL
+        for w in model.parameters():
+            if w.dim() == 2:
+                w.mul_(10)
+    return model
 
 
 def _decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
@@ -188,8 +248,10 @@ def _decode_judge(V: int) -> Callable[[Any], str | None]:
             return f"expected logits of shape [2, {V}], got {list(got.shape)}"
         if not isinstance(got, list):
             return f"expected a logits tensor, got {type(got).__name__}"
-        bad = next((i for i, d in enumerate(got) if not d <= 1e-5), None)
-        return None if bad is None else f"step {bad + 1}: max |your logits - decode_step| = {got[bad]:.3g} > 1e-5"
+        from ..recompute import TOL
+
+        bad = next((i for i, d in enumerate(got) if not d <= TOL), None)
+        return None if bad is None else f"step {bad + 1}: max |your logits - decode_step| = {got[bad]:.3g} > TOL = {TOL:g}"
     return judge
 
 
@@ -198,7 +260,8 @@ def _decode_step_cases() -> list[Case]:
 
     course, _ = load_course_model()
     mqa = _mqa_model()
-    hint = "the new token's position is the cache length; append k, v with cache.update(layer, k, v) before attending"
+    hint = ("the new token's position is the cache length: read it once, before layer 0 appends; "
+            "append k, v with cache.update(layer, k, v) before attending")
     return [Case("course model (GQA), B=2, 16 steps", _decode_loop(course), _decode_judge(course.cfg.vocab_size), hint),
             Case("random MQA model, B=2, 16 steps", _decode_loop(mqa), _decode_judge(mqa.cfg.vocab_size), hint)]
 
@@ -235,10 +298,11 @@ def _max_requests_cases() -> list[Case]:
 # --- 05 · sampling and stopping -------------------------------------------------------------------
 
 def _top_p_cases() -> list[Case]:
-    logits = torch.log(torch.tensor([0.5, 0.1, 0.25, 0.15]))  # sorted: 0.5, 0.25, 0.15, 0.1
+    # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625; every p below is at least 0.05 away from a running total
+    logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625]))
     hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
     return [_case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", (logits, 0.7), S.top_p(logits, 0.7), hint=hint),
-            _case("p=0.9: three tokens (0.5 + 0.25 + 0.15)", (logits, 0.9), S.top_p(logits, 0.9), hint=hint),
+            _case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", (logits, 0.8), S.top_p(logits, 0.8), hint=hint),
             _case("p=0.3: the top token alone already reaches p", (logits, 0.3), S.top_p(logits, 0.3),
                   hint="never empty: the most likely token is always kept"),
             _case("p=1.0 keeps every token", (logits, 1.0), S.top_p(logits, 1.0))]
@@ -249,7 +313,7 @@ def _stop_text_cases() -> list[Case]:
                   hint="search the decoded text for the whole string; it may cover several tokens"),
             _case("the later-listed string occurs first", ("she has a dog . it runs", ["runs", "a dog"]), "she has ",
                   hint="cut at the earliest occurrence of any stop string, whichever is listed first"),
-            _case("no stop string occurs", ("我 喜欢 猫", ["。"]), None),
+            _case("no stop string occurs", ("我 喜欢 猫", ["。"]), None, hint="return None when no stop string occurs"),
             _case("the text starts with a stop string", ("。 他", ["。"]), "")]
 
 
