@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..mysteries import VOCABULARY, diagnose, mystery
-from .catalogue import EXERCISES, Case, Exercise, is_form_problem
+from .catalogue import EXERCISES
+from .judges import Case, Exercise, is_form_problem
 
 __all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
            "diagnose", "mystery", "VOCABULARY"]
