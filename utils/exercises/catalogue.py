@@ -11,7 +11,7 @@ from typing import Any, Callable
 import torch
 
 from . import solutions as S
-from .judges import Case, Exercise, _call, _case, _pair, _rand, is_form_problem, same_tensor
+from .judges import Case, Exercise, call_with, is_form_problem, make_case, same_pair, same_tensor, seeded_randn
 
 
 # --- 01 · the attention block --------------------------------------------------------------------
@@ -20,17 +20,17 @@ def _causal_mask_cases() -> list[Case]:
     out = []
     for T_new, T_past, words in [(4, 0, "prefill: T_new=4, T_past=0"), (1, 5, "decode: T_new=1, T_past=5"),
                                  (3, 2, "a chunk: T_new=3, T_past=2"), (1, 0, "first token: T_new=1, T_past=0")]:
-        out.append(_case(words, (T_new, T_past), S.causal_mask(T_new, T_past),
+        out.append(make_case(words, (T_new, T_past), S.causal_mask(T_new, T_past),
                          hint="new row i is the token at position T_past + i: it sees keys 0 ... T_past + i"))
     return out
 
 
 def _repeat_kv_cases() -> list[Case]:
     x = torch.arange(2 * 3 * 2 * 1, dtype=torch.float32).view(2, 3, 2, 1)  # heads with distinct values
-    return [_case("GQA: B=2, H_kv=3, n_rep=2", (x, 2), S.repeat_kv(x, 2),
+    return [make_case("GQA: B=2, H_kv=3, n_rep=2", (x, 2), S.repeat_kv(x, 2),
                   hint="query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
-            _case("MHA: n_rep=1 changes nothing", (x, 1), S.repeat_kv(x, 1)),
-            _case("MQA: H_kv=1, n_rep=4", (x[:, :1], 4), S.repeat_kv(x[:, :1], 4))]
+            make_case("MHA: n_rep=1 changes nothing", (x, 1), S.repeat_kv(x, 1)),
+            make_case("MQA: H_kv=1, n_rep=4", (x[:, :1], 4), S.repeat_kv(x[:, :1], 4))]
 
 
 # --- 02 · prefill ---------------------------------------------------------------------------------
@@ -55,11 +55,11 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
 
 
 def _last_valid_cases() -> list[Case]:
-    logits = _rand(3, 5, 7, seed=1)
+    logits = seeded_randn(3, 5, 7, seed=1)
     left = torch.tensor([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 0, 1]])
     right = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
-    return [Case("left-padded rows (B=3, T=5, V=7)", _call(logits, left), _last_valid_judge(logits, left)),
-            Case("right-padded rows", _call(logits, right), _last_valid_judge(logits, right),
+    return [Case("left-padded rows (B=3, T=5, V=7)", call_with(logits, left), _last_valid_judge(logits, left)),
+            Case("right-padded rows", call_with(logits, right), _last_valid_judge(logits, right),
                  "with right padding the last real token is not in the last column: find each row's last 1")]
 
 
@@ -85,21 +85,21 @@ def _positions_judge(mask: torch.Tensor) -> Callable[[Any], str | None]:
 
 def _positions_cases() -> list[Case]:
     m = torch.tensor([[1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 1, 1]])
-    return [Case("no padding (B=1, T=4)", _call(m[:1]), _positions_judge(m[:1])),
-            Case("left padding: 0, 2 and 1 pads", _call(m), _positions_judge(m),
+    return [Case("no padding (B=1, T=4)", call_with(m[:1]), _positions_judge(m[:1])),
+            Case("left padding: 0, 2 and 1 pads", call_with(m), _positions_judge(m),
                  "a row's first real token is position 0, however many pads come before it")]
 
 
 # --- 03 · decode ------------------------------------------------------------------------------------
 
 def _cache_update_cases() -> list[Case]:
-    k0, v0, k1, v1 = _rand(2, 2, 3, 4, seed=2), _rand(2, 2, 3, 4, seed=3), _rand(2, 2, 1, 4, seed=4), _rand(2, 2, 1, 4, seed=5)
-    k2, v2 = _rand(2, 2, 2, 4, seed=6), _rand(2, 2, 2, 4, seed=7)
+    k0, v0, k1, v1 = seeded_randn(2, 2, 3, 4, seed=2), seeded_randn(2, 2, 3, 4, seed=3), seeded_randn(2, 2, 1, 4, seed=4), seeded_randn(2, 2, 1, 4, seed=5)
+    k2, v2 = seeded_randn(2, 2, 2, 4, seed=6), seeded_randn(2, 2, 2, 4, seed=7)
     hint = "the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"
-    return [Case("from empty: the first 3 positions", _call(None, None, k0, v0), _pair(S.cache_update(None, None, k0, v0)),
+    return [Case("from empty: the first 3 positions", call_with(None, None, k0, v0), same_pair(S.cache_update(None, None, k0, v0)),
                  "an empty cache (None) simply becomes the new K and V"),
-            Case("T_new = 1 after 3 cached", _call(k0, v0, k1, v1), _pair(S.cache_update(k0, v0, k1, v1)), hint),
-            Case("T_new = 2 after 3 cached", _call(k0, v0, k2, v2), _pair(S.cache_update(k0, v0, k2, v2)), hint)]
+            Case("T_new = 1 after 3 cached", call_with(k0, v0, k1, v1), same_pair(S.cache_update(k0, v0, k1, v1)), hint),
+            Case("T_new = 2 after 3 cached", call_with(k0, v0, k2, v2), same_pair(S.cache_update(k0, v0, k2, v2)), hint)]
 
 
 @cache
@@ -173,23 +173,23 @@ GEMMA2_9B = {"num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_
 
 def _kv_bytes_cases() -> list[Case]:
     f = S.kv_bytes_from_config
-    return [_case("Llama-3-8B (GQA), T=4096, B=1, float16", (LLAMA3_8B, 4096, 1, "float16"), f(LLAMA3_8B, 4096, 1, "float16"),
+    return [make_case("Llama-3-8B (GQA), T=4096, B=1, float16", (LLAMA3_8B, 4096, 1, "float16"), f(LLAMA3_8B, 4096, 1, "float16"),
                   hint="2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads"),
-            _case("Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16", (LLAMA2_7B, 2048, 2, "bfloat16"),
+            make_case("Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16", (LLAMA2_7B, 2048, 2, "bfloat16"),
                   f(LLAMA2_7B, 2048, 2, "bfloat16"), hint="a config without num_key_value_heads is MHA: H_kv = H"),
-            _case("Gemma-2-9B: head_dim given, T=8192, B=1, float32", (GEMMA2_9B, 8192, 1, "float32"),
+            make_case("Gemma-2-9B: head_dim given, T=8192, B=1, float32", (GEMMA2_9B, 8192, 1, "float32"),
                   f(GEMMA2_9B, 8192, 1, "float32"), hint="when head_dim is in the config, use it: it is not always C / H"),
-            _case("Llama-3-8B, int8 cache, T=1000, B=4", (LLAMA3_8B, 1000, 4, "int8"), f(LLAMA3_8B, 1000, 4, "int8"))]
+            make_case("Llama-3-8B, int8 cache, T=1000, B=4", (LLAMA3_8B, 1000, 4, "int8"), f(LLAMA3_8B, 1000, 4, "int8"))]
 
 
 def _max_requests_cases() -> list[Case]:
     f = S.max_requests
     free = 20 * 2**30 + 700 * 2**20  # 20.7 GiB; one request at T=8192 needs 1 GiB
-    return [_case("Llama-3-8B, T=8192, 20.7 GiB free, float16", (LLAMA3_8B, 8192, free, "float16"),
+    return [make_case("Llama-3-8B, T=8192, 20.7 GiB free, float16", (LLAMA3_8B, 8192, free, "float16"),
                   f(LLAMA3_8B, 8192, free, "float16"), hint="only whole requests fit: round down"),
-            _case("Gemma-2-9B, T=4096, 10 GB free, bfloat16", (GEMMA2_9B, 4096, 10**10, "bfloat16"),
+            make_case("Gemma-2-9B, T=4096, 10 GB free, bfloat16", (GEMMA2_9B, 4096, 10**10, "bfloat16"),
                   f(GEMMA2_9B, 4096, 10**10, "bfloat16")),
-            _case("less than one request", (LLAMA2_7B, 4096, 2**20, "float16"), 0)]
+            make_case("less than one request", (LLAMA2_7B, 4096, 2**20, "float16"), 0)]
 
 
 # --- 05 · sampling and stopping -------------------------------------------------------------------
@@ -198,55 +198,55 @@ def _top_p_cases() -> list[Case]:
     # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625; every p below is at least 0.05 away from a running total
     logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625]))
     hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
-    return [_case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", (logits, 0.7), S.top_p(logits, 0.7), hint=hint),
-            _case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", (logits, 0.8), S.top_p(logits, 0.8), hint=hint),
-            _case("p=0.3: the top token alone already reaches p", (logits, 0.3), S.top_p(logits, 0.3),
+    return [make_case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", (logits, 0.7), S.top_p(logits, 0.7), hint=hint),
+            make_case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", (logits, 0.8), S.top_p(logits, 0.8), hint=hint),
+            make_case("p=0.3: the top token alone already reaches p", (logits, 0.3), S.top_p(logits, 0.3),
                   hint="never empty: the most likely token is always kept"),
-            _case("p=1.0 keeps every token", (logits, 1.0), S.top_p(logits, 1.0))]
+            make_case("p=1.0 keeps every token", (logits, 1.0), S.top_p(logits, 1.0))]
 
 
 def _stop_text_cases() -> list[Case]:
-    return [_case("the stop string spans two tokens", ("我 喜欢 猫 。 他 有", ["猫 。"]), "我 喜欢 ",
+    return [make_case("the stop string spans two tokens", ("我 喜欢 猫 。 他 有", ["猫 。"]), "我 喜欢 ",
                   hint="search the decoded text for the whole string; it may cover several tokens"),
-            _case("the later-listed string occurs first", ("she has a dog . it runs", ["runs", "a dog"]), "she has ",
+            make_case("the later-listed string occurs first", ("she has a dog . it runs", ["runs", "a dog"]), "she has ",
                   hint="cut at the earliest occurrence of any stop string, whichever is listed first"),
-            _case("no stop string occurs", ("我 喜欢 猫", ["。"]), None, hint="return None when no stop string occurs"),
-            _case("the text starts with a stop string", ("。 他", ["。"]), "")]
+            make_case("no stop string occurs", ("我 喜欢 猫", ["。"]), None, hint="return None when no stop string occurs"),
+            make_case("the text starts with a stop string", ("。 他", ["。"]), "")]
 
 
 # --- 06 · metrics ---------------------------------------------------------------------------------
 
 def _ttft_tpot_cases() -> list[Case]:
     times = [10.30, 10.34, 10.37, 10.41]
-    return [_case("request at 10.0 s, four tokens", (10.0, times), S.ttft_tpot(10.0, times),
+    return [make_case("request at 10.0 s, four tokens", (10.0, times), S.ttft_tpot(10.0, times),
                   hint="TTFT counts from the request; TPOT = (last - first) / (n - 1)"),
-            _case("one token only: no TPOT", (5.0, [5.2]), S.ttft_tpot(5.0, [5.2]), hint="n = 1 gives TPOT None"),
-            _case("a long wait in the queue", (0.0, [2.0, 2.1]), S.ttft_tpot(0.0, [2.0, 2.1]))]
+            make_case("one token only: no TPOT", (5.0, [5.2]), S.ttft_tpot(5.0, [5.2]), hint="n = 1 gives TPOT None"),
+            make_case("a long wait in the queue", (0.0, [2.0, 2.1]), S.ttft_tpot(0.0, [2.0, 2.1]))]
 
 
 def _itl_cases() -> list[Case]:
     times = [1.0, 1.1, 1.2, 1.3, 1.9, 2.0, 2.1]
-    return [_case("seven tokens, one stall", (times,), S.itl_p95(times),
+    return [make_case("seven tokens, one stall", (times,), S.itl_p95(times),
                   hint="ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly"),
-            _case("two tokens: one gap", ([3.0, 3.5],), S.itl_p95([3.0, 3.5]))]
+            make_case("two tokens: one gap", ([3.0, 3.5],), S.itl_p95([3.0, 3.5]))]
 
 
 # --- 08 · beyond the basics ------------------------------------------------------------------------
 
 def _reorder_cases() -> list[Case]:
-    k, v = _rand(4, 2, 3, 2, seed=9), _rand(4, 2, 3, 2, seed=10)
+    k, v = seeded_randn(4, 2, 3, 2, seed=9), seeded_randn(4, 2, 3, 2, seed=10)
     idx = torch.tensor([0, 0, 3, 1])
     hint = "row i of the new cache is row beam_idx[i] of the old one: gather on the batch axis, dim=0"
-    return [Case("beam_idx [0, 0, 3, 1] (a repeat)", _call(k, v, idx), _pair(S.reorder(k, v, idx)), hint),
-            Case("identity [0, 1, 2, 3]", _call(k, v, torch.arange(4)), _pair(S.reorder(k, v, torch.arange(4))))]
+    return [Case("beam_idx [0, 0, 3, 1] (a repeat)", call_with(k, v, idx), same_pair(S.reorder(k, v, idx)), hint),
+            Case("identity [0, 1, 2, 3]", call_with(k, v, torch.arange(4)), same_pair(S.reorder(k, v, torch.arange(4))))]
 
 
 def _window_cases() -> list[Case]:
-    k3, new = _rand(1, 2, 3, 2, seed=11), _rand(1, 2, 1, 2, seed=12)
+    k3, new = seeded_randn(1, 2, 3, 2, seed=11), seeded_randn(1, 2, 1, 2, seed=12)
     hint = "keep the newest `window` positions, oldest first: the last ones on the time axis"
-    return [_case("from empty, window 4", (None, new, 4), S.window_update(None, new, 4)),
-            _case("3 stored, window 4: nothing dropped yet", (k3, new, 4), S.window_update(k3, new, 4), hint=hint),
-            _case("3 stored, window 3: the oldest falls out", (k3, new, 3), S.window_update(k3, new, 3), hint=hint)]
+    return [make_case("from empty, window 4", (None, new, 4), S.window_update(None, new, 4)),
+            make_case("3 stored, window 4: nothing dropped yet", (k3, new, 4), S.window_update(k3, new, 4), hint=hint),
+            make_case("3 stored, window 3: the oldest falls out", (k3, new, 3), S.window_update(k3, new, 3), hint=hint)]
 
 
 # --- 07 · the bug lab: fix two of the mysteries ---------------------------------------------------

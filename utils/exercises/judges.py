@@ -86,18 +86,18 @@ def is_form_problem(message: str) -> bool:
     return any(m in message for m in FORM_PROBLEMS)
 
 
-def _call(*args) -> Callable[[Callable], Any]:
+def call_with(*args) -> Callable[[Callable], Any]:
     """A case that calls the function once; tensors are cloned so each call sees fresh inputs."""
     def run(fn):
         return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
     return run
 
 
-def _case(words: str, args: tuple, expected, judge=None, hint: str = "") -> Case:
-    return Case(words, _call(*args), (judge or (same_tensor if isinstance(expected, torch.Tensor) else same_value))(expected), hint)
+def make_case(words: str, args: tuple, expected, judge=None, hint: str = "") -> Case:
+    return Case(words, call_with(*args), (judge or (same_tensor if isinstance(expected, torch.Tensor) else same_value))(expected), hint)
 
 
-def _pair(expected: tuple[torch.Tensor, torch.Tensor]) -> Callable[[Any], str | None]:
+def same_pair(expected: tuple[torch.Tensor, torch.Tensor]) -> Callable[[Any], str | None]:
     jk, jv = same_tensor(expected[0]), same_tensor(expected[1])
 
     def judge(got) -> str | None:
@@ -107,5 +107,5 @@ def _pair(expected: tuple[torch.Tensor, torch.Tensor]) -> Callable[[Any], str | 
     return judge
 
 
-def _rand(*shape, seed=0) -> torch.Tensor:
+def seeded_randn(*shape, seed=0) -> torch.Tensor:
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
