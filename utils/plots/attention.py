@@ -142,7 +142,7 @@ def plot_rope_frequencies(theta, n_positions: int, title: str = "RoPE: how fast 
     ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=8)
     ax1.set_xlabel("pair i (its dimensions: i and i + d_h/2)")
     ax1.set_ylabel("θ_i (degrees per position, log)")
-    ax1.set_title("θ_i = base^(−2i/d_h)")
+    ax1.set_title("θ_i = base^(−2i/d_h), shown in degrees")
     angles = np.outer(theta, np.arange(n_positions))  # (d_h/2, n_positions): p·θ_i
     im = ax2.imshow(np.cos(angles), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax2.set_yticks(pairs[::step])
