@@ -2,6 +2,7 @@
 static batches and by continuous batching, on the real model (every request's tokens equal its solo
 run) and on replayed costs (the schedule's arithmetic, exactly)."""
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -180,12 +181,46 @@ def test_costs_fitted_to_a_measured_log_replay_its_calls():
     log = [("prefill", 10, 0.002), ("prefill", 20, 0.003), ("prefill", 20, 0.009), ("prefill", 20, 0.003),
            ("decode", 1, 0.001), ("decode", 2, 0.0015), ("decode", 4, 0.0025), ("sample", 1, 1e-5), ("join", 2, 2e-4)]
     c = StepCosts.fit(log)
-    assert c.prefill(10) == pytest.approx(0.002) and c.prefill(20) == pytest.approx(0.003)  # medians per size
-    assert c.decode_fixed_s == pytest.approx(0.0005) and c.decode_per_row_s == pytest.approx(0.0005)
+    assert c.prefill(10) == pytest.approx(0.002) and c.prefill(20) == pytest.approx(0.005)  # means per size: the slow
+    assert c.decode_fixed_s == pytest.approx(0.0005) and c.decode_per_row_s == pytest.approx(0.0005)  # call counts
     assert (c.sample_s, c.join_s, c.leave_s) == (1e-5, 2e-4, 0.0)
     assert StepCosts.fit([("prefill", 8, 0.004), ("decode", 1, 0.001), ("decode", 2, 0.0009)]).decode_per_row_s == 0
     with pytest.raises(ValueError, match="prefills and decode steps"):
         StepCosts.fit([("sample", 1, 1e-5)])
+
+
+def test_replay_gives_back_the_measured_mean_cost_at_every_measured_size():
+    model = tiny_model("GQA")
+    work = random_workload(12, model.cfg.vocab_size, (2, 12), (2, 9), seed=5)
+    engine = ModelEngine(model, work.prompts)
+    for policy in POLICIES:
+        serve(engine, work.max_new_tokens, poisson_arrivals(len(work), 3000.0, seed=1), policy, max_batch=4)
+    costs = StepCosts.fit(engine.log)
+    for kind, replayed in (("decode", costs.decode), ("prefill", costs.prefill)):
+        measured = {}
+        for k, size, s in engine.log:
+            if k == kind:
+                measured.setdefault(size, []).append(s)
+        assert len(measured) > 1, kind
+        for size, times in measured.items():  # exactly the measured mean, not a line through the means
+            assert replayed(size) == pytest.approx(statistics.fmean(times), rel=1e-12, abs=0), (kind, size)
+    replay = ReplayEngine(costs, [len(p) for p in work.prompts])
+    for rows in sorted({size for k, size, _ in engine.log if k == "decode"}):
+        replay.rows = list(range(rows))
+        assert replay.step() == costs.decode(rows)  # a replayed step of that many rows
+
+
+def test_replayed_costs_interpolate_between_measured_sizes_and_fall_back_to_the_line_beyond():
+    log = [("prefill", 10, 0.002), ("prefill", 30, 0.004), ("decode", 1, 0.0005), ("decode", 1, 0.0007),
+           ("decode", 2, 0.0009), ("decode", 4, 0.0012)]
+    c = StepCosts.fit(log)
+    assert [n for n, _ in c.decode_by_rows] == [1, 2, 4]
+    assert [s for _, s in c.decode_by_rows] == pytest.approx([0.0006, 0.0009, 0.0012])  # the mean per row count
+    assert c.decode(1) == pytest.approx(0.0006) and c.decode(2) == pytest.approx(0.0009)  # a line would miss both
+    assert c.decode(3) == pytest.approx(0.00105)  # never measured, between 2 and 4 rows: halfway
+    assert c.decode(8) == pytest.approx(c.decode_fixed_s + 8 * c.decode_per_row_s)  # beyond: the line
+    assert c.prefill(20) == pytest.approx(0.003) and c.prefill(40) == pytest.approx(0.005)
+    assert COSTS.decode(3) == COSTS.decode_fixed_s + 3 * COSTS.decode_per_row_s  # no measured sizes given: the line
 
 
 def test_bad_serve_arguments_raise_naming_them():

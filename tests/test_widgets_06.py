@@ -172,6 +172,7 @@ def test_arrivals_state_is_the_schedule_of_each_policy(arrivals_panel):
     html_text = arrivals_panel.html.value
     assert all(name in html_text for name in ("one at a time (FIFO)", "static batches", "continuous batching"))
     assert "numpy's default" in html_text
+    assert "ITL p50 / p95" in html_text  # the stalls of continuous batching show in the ITL, not in the TPOT
 
 
 def test_every_arrivals_setting_computes_without_an_error(arrivals_panel):

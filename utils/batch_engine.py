@@ -16,8 +16,8 @@ alone, then its K/V (or the batch's) is padded on the left to the longer length 
 concatenated on the batch axis. A leaving row is removed with ``index_select`` (``reorder``),
 and columns that have become padding in every row are trimmed from the left.
 
-``ReplayEngine`` replays costs measured by a ``ModelEngine`` (``StepCosts.fit``): no model runs,
-so a whole schedule takes microseconds, for a slider.
+``ReplayEngine`` replays costs measured by a ``ModelEngine`` (``StepCosts.fit``: the mean cost at
+each measured size): no model runs, so a whole schedule takes microseconds, for a slider.
 """
 from __future__ import annotations
 
@@ -160,13 +160,17 @@ class ModelEngine:
         return dt
 
 
-def _line(points: list[tuple[int, float]]) -> tuple[float, float]:
-    """(fixed, per unit) of a straight line through the median seconds at each size, neither negative."""
+def _means(points: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
+    """The mean seconds at each size, sizes increasing."""
     by_size: dict[int, list[float]] = {}
     for size, s in points:
         by_size.setdefault(size, []).append(s)
-    xs = sorted(by_size)
-    ys = [statistics.median(by_size[x]) for x in xs]
+    return tuple((x, statistics.fmean(by_size[x])) for x in sorted(by_size))
+
+
+def _line(means: tuple[tuple[int, float], ...]) -> tuple[float, float]:
+    """(fixed, per unit) of a straight line through the means, neither negative."""
+    xs, ys = [x for x, _ in means], [y for _, y in means]
     if len(xs) == 1:
         return 0.0, ys[0] / xs[0]
     slope, fixed = np.polyfit(xs, ys, 1)
@@ -175,10 +179,26 @@ def _line(points: list[tuple[int, float]]) -> tuple[float, float]:
     return max(float(fixed), 0.0), float(slope)
 
 
+def _replayed(size: int, means: tuple[tuple[int, float], ...], fixed: float, per_unit: float) -> float:
+    """Seconds at ``size``: the measured mean there, interpolated linearly between the two nearest
+    measured sizes; outside the measured range (or with nothing measured), the straight line."""
+    if means and means[0][0] <= size <= means[-1][0]:
+        return float(np.interp(size, [x for x, _ in means], [y for _, y in means]))
+    return fixed + per_unit * size
+
+
 @dataclass(frozen=True)
 class StepCosts:
-    """Per-call costs (seconds) measured by a ``ModelEngine``: prefill = fixed + per token x tokens
-    (padded tokens of the batch), decode step = fixed + per row x rows, the rest their medians."""
+    """Per-call costs (seconds) measured by a ``ModelEngine``, for a ``ReplayEngine``.
+
+    A prefill costs what the log measured for its (padded) tokens and a decode step what it measured
+    for its rows: the mean at each measured size, interpolated between sizes. So the replay gives
+    back the measured costs where it has them: measured step times need not lie on a straight line
+    in the rows, and a line through them misses at the ends. The mean, not the median: a queue adds
+    the costs up, so a replay of the measured run must give back their sum, slow calls included.
+    Beyond the measured sizes: the straight line through the means, prefill = fixed + per token x
+    tokens, decode = fixed + per row x rows. Sampling, joining and leaving: their means.
+    """
 
     prefill_fixed_s: float
     prefill_per_token_s: float
@@ -187,24 +207,27 @@ class StepCosts:
     sample_s: float
     join_s: float
     leave_s: float
+    prefill_by_tokens: tuple[tuple[int, float], ...] = ()  # (padded tokens, mean seconds), tokens increasing
+    decode_by_rows: tuple[tuple[int, float], ...] = ()  # (rows, mean seconds), rows increasing
 
     @classmethod
     def fit(cls, log: list[tuple[str, int, float]]) -> "StepCosts":
-        kinds = {kind: [(size, s) for k, size, s in log if k == kind] for kind in ("prefill", "decode")}
+        kinds = {kind: _means([(size, s) for k, size, s in log if k == kind]) for kind in ("prefill", "decode")}
         if not kinds["prefill"] or not kinds["decode"]:
             raise ValueError("StepCosts.fit needs a log with prefills and decode steps: serve some requests first")
 
-        def median(kind: str) -> float:
+        def mean(kind: str) -> float:
             xs = [s for k, _, s in log if k == kind]
-            return statistics.median(xs) if xs else 0.0
+            return statistics.fmean(xs) if xs else 0.0
 
-        return cls(*_line(kinds["prefill"]), *_line(kinds["decode"]), median("sample"), median("join"), median("leave"))
+        return cls(*_line(kinds["prefill"]), *_line(kinds["decode"]), mean("sample"), mean("join"), mean("leave"),
+                   kinds["prefill"], kinds["decode"])
 
     def prefill(self, tokens: int) -> float:
-        return self.prefill_fixed_s + self.prefill_per_token_s * tokens
+        return _replayed(tokens, self.prefill_by_tokens, self.prefill_fixed_s, self.prefill_per_token_s)
 
     def decode(self, rows: int) -> float:
-        return self.decode_fixed_s + self.decode_per_row_s * rows
+        return _replayed(rows, self.decode_by_rows, self.decode_fixed_s, self.decode_per_row_s)
 
 
 class ReplayEngine:

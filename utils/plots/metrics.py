@@ -197,9 +197,10 @@ def plot_rate_sweep(sweep: dict, title: str = "Three policies as the arrival rat
 
 def plot_batch_roofline(models: dict, title: str = "Decode throughput against the roofline"):
     """One panel per model, ``name -> {"B", "memory_tps", "compute_tps", "ridge", "measured_B",
-    "measured_tps"}``: the most tokens/s each roof allows at batch B (memory: B / (bytes / bandwidth);
-    compute: B / (FLOPs / peak)), the roofline (the lower of the two), the ridge batch where they
-    cross, and the measured decode throughput B / TPOT (log-log)."""
+    "measured_tps"}`` and optionally ``"kernel_ridge"``: the most tokens/s each roof allows at batch B
+    (memory: B / (bytes / bandwidth); compute: B / (FLOPs / peak)), the roofline (the lower of the
+    two), the ridge batch where they cross, the batch where the compute roof meets the bandwidth the
+    decode step itself achieves (``kernel_ridge``), and the measured decode throughput B / TPOT (log-log)."""
     fig, axes = subplots(1, len(models), figsize=(6 * len(models), 3.9), squeeze=False)
     for ax, (name, m) in zip(axes[0], models.items()):
         B = np.asarray(m["B"])
@@ -209,6 +210,9 @@ def plot_batch_roofline(models: dict, title: str = "Decode throughput against th
         ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label="roofline (the lower roof)")
         if m.get("ridge") is not None:
             ax.axvline(m["ridge"], color="k", ls="-.", lw=0.8, label=f"ridge batch B = {m['ridge']}")
+        if m.get("kernel_ridge") is not None:
+            ax.axvline(m["kernel_ridge"], color=COLORS["decode"], ls="-.", lw=0.8,
+                       label=f"at the decode step's own bandwidth: B = {m['kernel_ridge']}")
         ax.plot(m["measured_B"], m["measured_tps"], "o-", color=COLORS["cached"], ms=6,
                 label="measured: B / TPOT")
         ax.set_xscale("log", base=2)
@@ -221,7 +225,7 @@ def plot_batch_roofline(models: dict, title: str = "Decode throughput against th
         ax.set_ylabel("decode tokens/s (all rows)")
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

@@ -147,11 +147,13 @@ class ArrivalsPanel(Panel):
                 "runs": {p: run.schedule() for p, run in runs.items()}}
 
     def render(self, s: dict) -> str:
-        head = "".join(f"<th>{h}</th>" for h in ("policy", "TTFT p50 / p95", "TPOT p50 / p95", "end to end p50 / p95",
-                                                  "tokens/s", "requests/s", "tokens/s while computing"))
+        head = "".join(f"<th>{h}</th>" for h in ("policy", "TTFT p50 / p95", "TPOT p50 / p95", "ITL p50 / p95",
+                                                  "end to end p50 / p95", "tokens/s", "requests/s",
+                                                  "tokens/s while computing"))
         rows = []
         for p, r in s["runs"].items():
-            ms = [f"{r[f'{k}_p50_s'] * 1e3:,.1f} / {r[f'{k}_p95_s'] * 1e3:,.1f} ms" for k in ("ttft", "tpot", "e2e")]
+            ms = [f"{r[f'{k}_p50_s'] * 1e3:,.{d}f} / {r[f'{k}_p95_s'] * 1e3:,.{d}f} ms"
+                  for k, d in (("ttft", 1), ("tpot", 2), ("itl", 2), ("e2e", 1))]
             cells = [POLICY_NAMES[p], *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
                      f"{r['busy_tokens_per_s']:,.0f}"]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
