@@ -23,7 +23,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 REPO = Path(__file__).resolve().parent.parent
-CELL_TIMEOUT = 300  # seconds per cell
+CELL_TIMEOUT = int(__import__("os").environ.get("CELL_TIMEOUT", 300))  # seconds per cell
 KERNEL_NAME = "python3"  # ipykernel's kernel: the interpreter running this script
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a saved notebook shows where a live widget was (GitHub, nbviewer): its repr,

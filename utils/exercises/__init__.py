@@ -45,6 +45,9 @@ class Report:
         n_ok = sum(c.ok for c in self.cases)
         return f"Report({self.exercise!r}, passed={self.passed}, {n_ok}/{len(self.cases)} cases)"
 
+    def _ipython_display_(self) -> None:
+        """``check`` has printed every line already: a cell ending with it shows nothing more."""
+
 
 def _short_error(err: BaseException) -> str:
     text = str(err).strip().splitlines()[0] if str(err).strip() else ""
