@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from utils import Decoder, ModelConfig
+from utils.hf import hf_cache_layers  # noqa: F401 (tests import it from here too)
 
 TINY = dict(vocab_size=101, n_layers=3, d_model=64, d_ff=128, max_seq_len=256)
 LAYOUTS = {
@@ -50,15 +51,6 @@ def model_tok():
 
     torch.manual_seed(0)
     return Decoder(COURSE_CONFIG).eval(), course_tokenizer()
-
-
-def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` from a transformers cache (4.x and 5.x layouts)."""
-    if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
-        return [(layer.keys, layer.values) for layer in past_key_values.layers]
-    if hasattr(past_key_values, "key_cache"):
-        return list(zip(past_key_values.key_cache, past_key_values.value_cache))
-    return [(k, v) for k, v in past_key_values]
 
 
 def _is_local(address) -> bool:

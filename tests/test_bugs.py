@@ -151,3 +151,16 @@ def test_sections_are_numbered_as_notebook_07_and_its_lessons_number_the_bugs():
 def test_left_pad():
     ids, mask = left_pad([[5, 6], [7, 8, 9]], pad_id=0)
     assert ids.tolist() == [[0, 5, 6], [7, 8, 9]] and mask.tolist() == [[0, 1, 1], [1, 1, 1]]
+
+
+def test_run_check_turns_torch_errors_into_outcomes_but_lets_an_unwritten_stub_through(model, prompt):
+    def stub(model, token_ids, cache):
+        raise NotImplementedError
+
+    def broken(model, token_ids, cache):
+        raise RuntimeError("shapes do not match")
+
+    with pytest.raises(NotImplementedError):  # the exercises say "not written yet" on it, never "raises"
+        bugs.run_check(model, prompt, step_fn=stub)
+    outcome = bugs.run_check(model, prompt, step_fn=broken)
+    assert outcome.caught and outcome.error_step == 1 and outcome.summary() == "raises RuntimeError at step 1"

@@ -83,6 +83,9 @@ CASES = {
     "plot_top_probs": lambda: plots.plot_top_probs(WORDS[:6], [0.5, 0.2, 0.1, 0.1, 0.05, 0.05], TITLE),
     "plot_ttft": lambda: plots.plot_ttft(_T, [1e-3, 3e-3, 9e-3], TITLE),
     "plot_kv_heatmap": lambda: plots.plot_kv_heatmap(np.ones((len(WORDS), 8)), WORDS, TITLE),
+    "plot_padding_waste": lambda: plots.plot_padding_waste(
+        [["<PAD>", "<PAD>", *WORDS[:3]], WORDS[:5], ["<PAD>", *WORDS[5:9]]],
+        [[0, 0, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1]], TITLE),
     "plot_sampling_stages": lambda: plots.plot_sampling_stages(
         {name: [0.4, 0.3, 0.2, 0.1] for name in plots.SAMPLING_STAGES}, [3, 10, 29, 14], WORDS[1:5],
         {"temperature": 1.0, "top_k": None, "top_p": None}, TITLE),
@@ -92,6 +95,10 @@ CASES = {
     "plot_weights": lambda: _on_axes(lambda ax: plots.plot_weights(ax, np.eye(len(WORDS)), TITLE), True),
     "plot_head_groups": lambda: _on_axes(lambda ax: plots.plot_head_groups(ax, 8, 2, TITLE)),
     "plot_rope_scores": lambda: _on_axes(lambda ax: plots.plot_rope_scores(ax, np.eye(len(WORDS)), TITLE), True),
+    "plot_softmax_saturation": lambda: plots.plot_softmax_saturation(
+        _T, {"除以 √d_h": [0.1, 0.1, 0.1], "不缩放": [0.4, 0.7, 0.9]}, {"除以 √d_h": [3.7, 3.7, 3.7], "不缩放": [2.1, 0.9, 0.2]},
+        64, TITLE),
+    "plot_rope_frequencies": lambda: plots.plot_rope_frequencies(10000.0 ** (-np.arange(16) / 16), 256, TITLE),
     "plot_kv_vs_context": lambda: _on_axes(lambda ax: plots.plot_kv_vs_context(
         ax, {"课程模型": 4096, "Llama-3-8B": 131072}, 8192, mark=(4096, 2**28), title=TITLE)),
     "plot_per_token_bars": lambda: _on_axes(lambda ax: plots.plot_per_token_bars(
@@ -99,7 +106,8 @@ CASES = {
     "plot_budget": lambda: plots.plot_budget(dict(
         weight_bytes=16 * 2**30, reserve_bytes=4 * 2**30, n_requests=12, cache_used_bytes=48 * 2**30,
         unused_bytes=12 * 2**30, gpu_bytes=80 * 2**30, curve_T=[1024, 8192, 65536], curve_n=[96, 12, 1],
-        T=8192, max_context=131072)),
+        T=8192, max_context=131072, padding=0.25, real_bytes=36 * 2**30, padding_bytes=12 * 2**30,
+        n_if_real_only=16, curve_n_real_only=[128, 16, 1])),
     "plot_decode_grids": lambda: plots.plot_decode_grids(dict(
         prompt_len=4, n_steps=3, step=2, n_recomputed=5, cache_len=6, cache_len_per_layer=[6, 6],
         tokens=WORDS[:7])),
@@ -107,6 +115,8 @@ CASES = {
     "plot_step_times": lambda: plots.plot_step_times(
         {"T": _T, "cached": _stats(1e-3, 1.1e-3, 1.3e-3), "no_cache": _stats(2e-3, 6e-3) + [None]}, TITLE),
     "plot_step_costs": lambda: plots.plot_step_costs(_course_config(), _T, title=TITLE),
+    "plot_bytes_and_step_time": lambda: plots.plot_bytes_and_step_time(
+        _course_config(), {"T": [1024, 4096, 8192], "step": _stats(1e-3, 1.5e-3, 2.2e-3)}, title=TITLE),
     "plot_new_query_weights": lambda: plots.plot_new_query_weights(
         np.full((4, len(WORDS)), 1 / len(WORDS)), WORDS, TITLE),
     "plot_bug_divergence": lambda: plots.plot_bug_divergence(
@@ -133,14 +143,25 @@ CASES = {
     "plot_batch_sweep": lambda: plots.plot_batch_sweep(dict(
         B=[1, 4, 16], throughput=[100, 300, 800], decode_throughput=[120, 400, 1000],
         latency_s=[0.1, 0.12, 0.2], ttft_s=[0.01, 0.02, 0.05], tpot_s=[0.005, 0.006, 0.01]), TITLE),
-    "plot_schedules": lambda: plots.plot_schedules(
-        {"逐个处理": dict(ttft_s=[0.1, 0.2, 0.3], throughput=100, makespan_s=0.3),
-         "一起批处理": dict(ttft_s=[0.25, 0.25, 0.25], throughput=150, makespan_s=0.25)}, TITLE),
+    "plot_schedules": lambda: plots.plot_schedules({"逐个处理": _schedule(), "连续批处理": _schedule()}, TITLE),
+    "plot_ttft_parts": lambda: plots.plot_ttft_parts(_schedule(), 1, TITLE),
+    "plot_rate_sweep": lambda: plots.plot_rate_sweep(
+        {"rate": [10, 100], "逐个处理": [_schedule(), _schedule()], "连续批处理": [_schedule(), _schedule()]}, TITLE),
+    "plot_batch_roofline": lambda: plots.plot_batch_roofline(
+        {"50M 模型": dict(B=[1, 2, 4, 8], memory_tps=[100, 200, 400, 800], compute_tps=[300] * 4, ridge=3,
+                         measured_B=[1, 4], measured_tps=[80, 250])}, TITLE),
     "plot_bandwidth": lambda: plots.plot_bandwidth(dict(
         copy_Bps=_stats(1e10)[0], read_Bps=_stats(2e10)[0], achieved_Bps=_stats(1e10)[0],
         limit_Bps=2e10, fraction=0.5), TITLE),
     "plot_decode_bound": lambda: plots.plot_decode_bound(_decode_bound_state(), TITLE),
 }
+
+
+def _schedule():
+    """What ``utils.arrivals.Run.schedule()`` returns, for two requests (seconds)."""
+    return dict(arrival_s=[0.0, 0.002], wait_s=[0.0, 0.004], prefill_s=[0.003, 0.003], sample_s=[1e-5, 1e-5],
+                token_times=[[0.003, 0.004, 0.005], [0.009, 0.010]], ttft_p50_s=0.006, ttft_p95_s=0.007,
+                tpot_p50_s=0.001, tpot_p95_s=0.001, tokens_per_s=500.0, requests_per_s=200.0, busy_tokens_per_s=600.0)
 
 
 def _course_config():

@@ -117,3 +117,34 @@ def test_unsupported_architecture_is_refused():
     hf.config.attention_bias = True
     with pytest.raises(ValueError, match="attention_bias"):
         config_from_hf(hf.config)
+
+
+def test_hf_prefill_fills_a_dynamic_cache_as_our_prefill_fills_a_kvcache(pair):
+    from utils.hf import hf_prefill
+
+    hf, ours = pair
+    ids = torch.randint(0, 113, (2, 7), generator=torch.Generator().manual_seed(4))
+    their_logits, theirs = hf_prefill(hf, ids)
+    our_logits, kv = prefill(ours, ids)
+    assert type(theirs).__name__ == "DynamicCache" and int(theirs.get_seq_length()) == kv.seq_len == 7
+    torch.testing.assert_close(our_logits, their_logits, atol=TOL, rtol=0)
+    for layer, (hk, hv) in enumerate(hf_cache_layers(theirs)):
+        torch.testing.assert_close(kv.k[layer], hk, atol=TOL, rtol=0, msg=f"K of layer {layer}")
+        torch.testing.assert_close(kv.v[layer], hv, atol=TOL, rtol=0, msg=f"V of layer {layer}")
+
+
+def test_hf_crop_keeps_the_first_n_positions_as_our_crop_does():
+    from utils.hf import hf_crop, hf_prefill
+
+    hf = _hf_model(**CONFIGS["GQA"])
+    ids = torch.randint(0, 113, (1, 9), generator=torch.Generator().manual_seed(5))
+    _, theirs = hf_prefill(hf, ids)
+    before = [k.clone() for k, _ in hf_cache_layers(theirs)]
+    hf_crop(theirs, 4)
+    assert int(theirs.get_seq_length()) == 4
+    hf_crop(theirs, 4)  # keeping all it holds changes nothing
+    assert int(theirs.get_seq_length()) == 4
+    for k_before, (k, _) in zip(before, hf_cache_layers(theirs)):
+        assert torch.equal(k, k_before[:, :, :4])
+    with pytest.raises(ValueError, match="n must be <= 4"):
+        hf_crop(theirs, 5)

@@ -102,6 +102,25 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb01_rope_score_dist5": from_notebook("01_attention_block.ipynb", r"query at 10, key at  5 \(distance 5\): q·k = ([+-][\d.]+)"),
     "nb01_course_model_shape": from_notebook("01_attention_block.ipynb",
                                              r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+)"),
+    "nb01_sat_ln_keys": from_notebook("01_attention_block.ipynb", r"entropy ln \d+ = ([\d.]+) nats"),
+    "nb01_sat_raw_max_8": from_notebook("01_attention_block.ipynb", r"d_h =   8: largest weight [\d.]+ scaled, ([\d.]+) unscaled"),
+    "nb01_sat_raw_max_512": from_notebook("01_attention_block.ipynb", r"d_h = 512: largest weight [\d.]+ scaled, ([\d.]+) unscaled"),
+    "nb01_sat_raw_entropy_8": from_notebook("01_attention_block.ipynb", r"d_h =   8: .*?scaled, ([\d.]+) unscaled \(nats\)"),
+    "nb01_sat_raw_entropy_512": from_notebook("01_attention_block.ipynb", r"d_h = 512: .*?scaled, ([\d.]+) unscaled \(nats\)"),
+    "nb01_sat_scaled_max_low": from_notebook("01_attention_block.ipynb", r"scaled: the largest weight stays between ([\d.]+) and"),
+    "nb01_sat_scaled_max_high": from_notebook("01_attention_block.ipynb", r"scaled: the largest weight stays between [\d.]+ and ([\d.]+)"),
+    "nb01_sat_scaled_entropy_low": from_notebook("01_attention_block.ipynb", r"scaled: the entropy stays between ([\d.]+) and"),
+    "nb01_sat_scaled_entropy_high": from_notebook("01_attention_block.ipynb", r"scaled: the entropy stays between [\d.]+ and ([\d.]+)"),
+    "nb01_rope_base": from_notebook("01_attention_block.ipynb", r"course model: d_h = \d+, base = (\d+):"),
+    "nb01_rope_deg_pair0": from_notebook("01_attention_block.ipynb", r"\n\s+0\s+\(0, \d+\)\s+\S+\s+([\d.]+)"),
+    "nb01_rope_turn_pair0": from_notebook("01_attention_block.ipynb", r"\n\s+0\s+\(0, \d+\)\s+\S+\s+[\d.]+\s+([\d.,]+) positions"),
+    "nb01_rope_deg_last": from_notebook("01_attention_block.ipynb", r"\n\s+15\s+\(15, \d+\)\s+\S+\s+([\d.]+)"),
+    "nb01_rope_turn_last": from_notebook("01_attention_block.ipynb", r"\n\s+15\s+\(15, \d+\)\s+\S+\s+[\d.]+\s+([\d.,]+) positions"),
+    "nb01_adjacent_std": from_notebook("01_attention_block.ipynb", r"layer 0 scores as trained: std ([\d.]+)"),
+    "nb01_adjacent_max_gap": from_notebook("01_attention_block.ipynb", r"adjacent pairs, same weights: max \|Δscore\| = ([\d.]+)"),
+    "nb01_adjacent_mean_gap": from_notebook("01_attention_block.ipynb", r"adjacent pairs, same weights: .*?mean \|Δscore\| = ([\d.]+)"),
+    "nb01_ported_gap": from_notebook("01_attention_block.ipynb", r"after the permutation: max \|Δscore\| = ([\d.e+-]+)"),
+    "nb01_adjacent_diag_gap": from_notebook("01_attention_block.ipynb", r"at the same position \(m = n\): max \|Δscore\| = ([\d.e+-]+)"),
     # --- 02 ---
     "nb02_course_model": from_notebook("02_prefill.ipynb",
                                        r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+, V=\d+)"),
@@ -119,6 +138,14 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb02_ttft_512_ms": from_notebook("02_prefill.ipynb", r"T =\s+512: TTFT\s+([\d.]+) ms"),
     "nb02_per_token_512_us": from_notebook("02_prefill.ipynb", r"T =\s+512: TTFT\s+[\d.]+ ms\s+\(\s*([\d.]+) µs"),
     "nb02_ttft_ratio_512_8": lambda: f"{float(FACTS['nb02_ttft_512_ms']()) / float(FACTS['nb02_ttft_8_ms']()):.0f}",
+    "nb02_pad_cached": from_notebook("02_prefill.ipynb", r"cached positions per layer: \d+ rows x \d+ = (\d+)"),
+    "nb02_pad_real": from_notebook("02_prefill.ipynb", r"cached positions per layer: .*?; real tokens: [\d +]+= (\d+)"),
+    "nb02_pad_n": from_notebook("02_prefill.ipynb", r"padding: (\d+) of \d+ cached positions"),
+    "nb02_pad_pct": from_notebook("02_prefill.ipynb", r"padding: \d+ of \d+ cached positions = (\d+%)"),
+    "nb02_pad_per_position": from_notebook("02_prefill.ipynb", r"bytes per cached position and layer \(K and V\): .*? = (\d+)"),
+    "nb02_pad_bytes_layer": from_notebook("02_prefill.ipynb", r"bytes spent on padding: (\d+) per layer"),
+    "nb02_pad_bytes_total": from_notebook("02_prefill.ipynb", r"bytes spent on padding: \d+ per layer, (\d+) in all"),
+    "nb02_pad_cache_bytes": from_notebook("02_prefill.ipynb", r"bytes spent on padding: .*?, of (\d+) cached"),
     # --- 03 ---
     "nb03_course_model": from_notebook("03_decode.ipynb",
                                        r"course model: (L=\d+, C=\d+, H=\d+, H_kv=\d+ \(\w+\), d_h=\d+, V=\d+)"),
@@ -163,13 +190,54 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb03_kv_equals_weights_T_b32": from_notebook("03_decode.ipynb", r"B = 32: the K/V read reaches .*? at T = ([\d,]+) tokens"),
     "nb03_llama3_8b_max_context": from_notebook("03_decode.ipynb", r"Llama-3-8B reads at most ([\d,]+) tokens"),
     # the ridge points and the batch at which a Llama-3-8B step reaches them
-    "nb03_ridge_a100": from_notebook("03_decode.ipynb", r"A100 [^:]*: ridge (\d+) FLOPs per byte"),
-    "nb03_ridge_h100": from_notebook("03_decode.ipynb", r"H100 [^:]*: ridge (\d+) FLOPs per byte"),
+    "nb03_ridge_a100": from_notebook("03_decode.ipynb", r"A100 [^:]*: .*= ridge (\d+) FLOPs per byte"),
+    "nb03_ridge_h100": from_notebook("03_decode.ipynb", r"H100 [^:]*: .*= ridge (\d+) FLOPs per byte"),
     "nb03_ridge_batch_a100": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n\s*0\s+[\d.]+\s+(\d+)\s+\d+\n"),
     "nb03_ridge_batch_h100": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n\s*0\s+[\d.]+\s+\d+\s+(\d+)\n"),
     "nb03_ridge_max_batch": from_notebook("03_decode.ipynb", r"\(-: not within B <= ([\d,]+)\)"),
     "nb03_ridge_intensity_1k": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n(?:.*\n)*?\s*1024\s+([\d.]+)\s+-"),
     "nb03_ridge_intensity_8k": from_notebook("03_decode.ipynb", r"first compute-bound B:.*\n(?:.*\n)*?\s*8192\s+([\d.]+)\s+-"),
+    # a wrong position, measured on the whole model
+    "nb03_wrong_pos_gap": from_notebook("03_decode.ipynb", r"at position 0 instead of \d+: max \|Δlogit\| = ([\d.]+)"),
+    "nb03_wrong_pos_tol_x": from_notebook("03_decode.ipynb", r"at position 0 instead of \d+: .*= ([\d,]+) x TOL"),
+    "nb03_wrong_pos_top": from_notebook("03_decode.ipynb", r"top next token: (\S+) -> \S+ \(unchanged\)"),
+    "nb03_wrong_pos_step": from_notebook("03_decode.ipynb", r"decode step (\d+) \(position \d+ fed at 0\)"),
+    "nb03_wrong_pos_step_from": from_notebook("03_decode.ipynb", r"fed at 0\): top token (\S+) ->"),
+    "nb03_wrong_pos_step_to": from_notebook("03_decode.ipynb", r"fed at 0\): top token \S+ -> (\S+),"),
+    "nb03_wrong_pos_step_gap": from_notebook("03_decode.ipynb", r"fed at 0\): .*max \|Δlogit\| = ([\d.]+)"),
+    # the long-context model: bytes per step against T, and its measured step times
+    "nb03_long_kv_per_token": from_notebook("03_decode.ipynb", r"K/V per cached token: ([\d,]+) bytes"),
+    "nb03_long_crossover": from_notebook("03_decode.ipynb", r"K/V per cached token: .*?reaches the weights read at T = ([\d,]+)"),
+    "nb03_long_weights": from_notebook("03_decode.ipynb", r"K/V share\n\s*512\s+([\d.]+ MiB)"),
+    "nb03_long_kv_share_16k": from_notebook("03_decode.ipynb", r"K/V share\n(?:.*\n)*?16,384\s+(?:[\d.]+ MiB\s+){3}(\d+%)"),
+    "nb03_long_ms_min": from_notebook("03_decode.ipynb", r"median ms   quartiles ms.*\n\s*512\s+([\d.]+)"),
+    "nb03_long_ms_max": from_notebook("03_decode.ipynb", r"median ms   quartiles ms.*\n(?:.*\n)*?16,384\s+([\d.]+)"),
+    "nb03_long_ratio": from_notebook("03_decode.ipynb", r"step at T=16,384 vs T=512: x([\d.]+)"),
+    "nb03_long_gbps_min": from_notebook("03_decode.ipynb", r"effective bandwidth ([\d.]+) to [\d.]+ GB/s"),
+    "nb03_long_gbps_max": from_notebook("03_decode.ipynb", r"effective bandwidth [\d.]+ to ([\d.]+) GB/s"),
+    "nb03_long_bw_share": from_notebook("03_decode.ipynb", r"effective bandwidth .*?: about (\d+%) of the"),
+    "nb03_long_fit_fixed": from_notebook("03_decode.ipynb", r"fitted: ([\d.]+) ms \+"),
+    "nb03_long_fit_per_1k": from_notebook("03_decode.ipynb", r"fitted: [\d.]+ ms \+ ([\d.]+) ms per 1k"),
+    "nb03_long_fit_crossover": from_notebook("03_decode.ipynb", r"the two parts are equal at T = ([\d,]+)"),
+    # arithmetic intensity against the ridge points: two GPUs (published) and this CPU (measured)
+    **{f"nb03_intensity_b{B}": from_notebook("03_decode.ipynb", rf"decode B = {B:2d}, T = 1,024\s+[\d,]+\s+[\d.]+\s+([\d.]+)")
+       for B in (1, 8, 64)},
+    "nb03_prefill_intensity": from_notebook("03_decode.ipynb", r"prefill of 1,024 tokens\s+[\d,]+\s+[\d.]+\s+([\d.]+)\s+compute"),
+    "nb03_source_a100": from_notebook("03_decode.ipynb", r"A100 [^\n]*\n\s+source: ([^\n]+)"),
+    "nb03_source_h100": from_notebook("03_decode.ipynb", r"H100 [^\n]*\n\s+source: ([^\n]+)"),
+    "nb03_cpu_gflops": from_notebook("03_decode.ipynb", r"this CPU [^:]*: (\d+) GFLOP/s"),
+    "nb03_cpu_gbps": from_notebook("03_decode.ipynb", r"this CPU [^:]*: \d+ GFLOP/s / ([\d.]+) GB/s"),
+    "nb03_cpu_ridge": from_notebook("03_decode.ipynb", r"this CPU [^:]*: .*= ridge ([\d.]+) FLOPs per byte"),
+    "nb03_cpu_decode_gbps": from_notebook("03_decode.ipynb", r"at the bandwidth a decode step reaches .*? / ([\d.]+) GB/s"),
+    "nb03_cpu_decode_ridge": from_notebook("03_decode.ipynb", r"at the bandwidth a decode step reaches .*= ridge ([\d.]+) FLOPs"),
+    # the float32 table on this CPU: intensity, then the bound against the ideal ridge and against decode's
+    **{f"nb03_cpu_{col}_b{B}": from_notebook("03_decode.ipynb", r"FLOPs per byte  ideal .*\n(?:.*\n)*?\s*decode B = " + f"{B:2d}"
+                                              + r"\s+" + r"\s+".join(f"({pat})" if j == i else f"(?:{pat})"
+                                                                     for j, pat in enumerate([r"[\d.]+", r"\w+", r"\w+"])) + r"\n")
+       for i, col in enumerate(["intensity", "bound", "bound_decode"]) for B in (1, 8, 64)},
+    "nb03_cpu_prefill_intensity": from_notebook("03_decode.ipynb", r"FLOPs per byte  ideal .*\n(?:.*\n)*?\s*prefill of 1,024 tokens\s+([\d.]+)"),
+    "nb03_cpu_ridge_batch": from_notebook("03_decode.ipynb", r"first compute-bound B at T = 1,024: (\d+) against the ideal"),
+    "nb03_cpu_ridge_batch_decode": from_notebook("03_decode.ipynb", r"first compute-bound B at T = 1,024: .*?, (\d+) against decode's"),
     # --- 04 ---
     "nb04_llama3_8b_4k_bytes": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096):,}",
     "nb04_llama3_8b_4k_mib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 1, 4096) / 2**20:.1f}",
@@ -219,6 +287,17 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb04_static_used_mib": from_notebook("04_cache_sizing.ipynb", r"preallocated for 8,192: uses ([\d.]+) MiB"),
     "nb04_static_wasted": from_notebook("04_cache_sizing.ipynb", r"\((\d+%) wasted\)"),
     "nb04_llama3_8b_b8_8k_gib": lambda: f"{cache_bytes_for(MODEL_PRESETS['Llama-3-8B'], 8, 8192) / 2**30:.1f}",
+    # padding: a static batch of 1k ... 8k-token requests, and the planner with its padding share
+    "nb04_pad_batch_positions": from_notebook("04_cache_sizing.ipynb", r"padded to [\d,]+: ([\d,]+) positions for"),
+    "nb04_pad_batch_real": from_notebook("04_cache_sizing.ipynb", r"positions for ([\d,]+) real tokens"),
+    "nb04_pad_share": from_notebook("04_cache_sizing.ipynb", r"real tokens \(([\d.]+%) padding\)"),
+    "nb04_pad_reserved": from_notebook("04_cache_sizing.ipynb", r"Llama-3-8B cache, bfloat16: ([\d.]+ GiB) reserved"),
+    "nb04_pad_real": from_notebook("04_cache_sizing.ipynb", r"GiB reserved, ([\d.]+ GiB) of it for real tokens"),
+    "nb04_pad_fit": from_notebook("04_cache_sizing.ipynb", r"% padding: (\d+) fit;"),
+    "nb04_pad_bytes": from_notebook("04_cache_sizing.ipynb", r"% padding: \d+ fit; ([\d.]+ GiB) of their"),
+    "nb04_pad_cache": from_notebook("04_cache_sizing.ipynb", r"% padding: \d+ fit; [\d.]+ GiB of their ([\d.]+ GiB)"),
+    "nb04_pad_real_tokens": from_notebook("04_cache_sizing.ipynb", r"holding only their real tokens \(([\d,]+) each\)"),
+    "nb04_pad_fit_real_only": from_notebook("04_cache_sizing.ipynb", r"each\), (\d+) requests would fit"),
     # --- 05 ---
     "nb05_vocab": from_notebook("05_sampling_and_stopping.ipynb", r"course model: .*?V=(\d+)"),
     "nb05_p_cat": from_notebook("05_sampling_and_stopping.ipynb", r"猫\s+p = ([\d.]+)"),
@@ -302,43 +381,83 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb06_sum_gbps": from_notebook("06_performance_metrics.ipynb", r"measured: copy .*?, sum ([\d.]+) GB/s"),
     "nb06_fraction": from_notebook("06_performance_metrics.ipynb", r"the step reaches (\d+%) of the limit"),
     "nb06_bound_ms": from_notebook("06_performance_metrics.ipynb", r"fastest possible step ([\d.]+) ms"),
-    # the memory-bound limit of the 100M model at 100 GB/s, per B (section 5)
-    **{f"nb06_bound_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"B=\s*{B}: +[\d.]+ MB per step = +"
-                                                + {"per_token_mb": r"([\d.]+) MB per new token",
-                                                   "tpot_ms": r"[\d.]+ MB per new token -> TPOT >= ([\d.]+) ms",
-                                                   "tokens_per_s": r".*?<= ([\d,]+) tokens/s"}[what])
-       for B in (1, 64) for what in ("per_token_mb", "tpot_ms", "tokens_per_s")},
-    # where compute takes over: FLOPs per byte at B = 64, against a GPU's ridge (section 5)
-    "nb06_bound_b64_flop_per_byte": from_notebook("06_performance_metrics.ipynb", r"at B = 64 the step does ([\d.]+) FLOPs per byte"),
-    "nb06_bound_b64_tflops": from_notebook("06_performance_metrics.ipynb", r"takes ([\d.]+) TFLOP/s of float32 arithmetic"),
-    "nb06_bound_b64_bf16_flop_per_byte": from_notebook("06_performance_metrics.ipynb", r"in bfloat16 it does ([\d.]+) FLOPs per byte"),
+    # the parts of a waiting request's TTFT (section 2)
+    **{f"nb06_parts_{key}": from_notebook("06_performance_metrics.ipynb", pattern) for key, pattern in (
+        ("arrival_ms", r"request 1 arrives at ([\d.]+) ms"), ("wait_ms", r"request 1 arrives at .*?waiting ([\d.]+) ms"),
+        ("prefill_ms", r"setup and prefill ([\d.]+) ms \+ first"), ("sample_ms", r"first sampling ([\d.]+) ms = TTFT"),
+        ("ttft_ms", r"first sampling [\d.]+ ms = TTFT ([\d.]+) ms"))},
+    # the roofline of the 50M model on this machine's measured roofs (section 5)
+    "nb06_roof_gflops": from_notebook("06_performance_metrics.ipynb", r"this machine: (\d+) GFLOP/s"),
+    "nb06_roof_gbps": from_notebook("06_performance_metrics.ipynb", r"this machine: \d+ GFLOP/s \(matmul\), ([\d.]+) GB/s"),
+    "nb06_roof_ridge": from_notebook("06_performance_metrics.ipynb", r"its ridge is ([\d.]+) FLOPs per byte"),
+    **{f"nb06_roof_b{B}_{key}": from_notebook("06_performance_metrics.ipynb", rf"B=\s*{B}: " + pattern)
+       for B in (1, 64) for key, pattern in (
+           ("mb", r"([\d.]+) MB and"), ("gflop", r"[\d.]+ MB and\s+([\d.]+) GFLOP"), ("memory_ms", r".*?memory\s+([\d.]+) ms"),
+           ("compute_ms", r".*?compute\s+([\d.]+) ms"), ("tpot_ms", r".*?TPOT >=\s+([\d.]+) ms"),
+           ("bound_by", r".*?\((\w+)-bound\)"), ("tokens_per_s", r".*?<= ([\d,]+) tokens/s"))},
+    "nb06_ridge_batch": from_notebook("06_performance_metrics.ipynb", r"the two roofs cross at the ridge batch B = (\d+)"),
+    "nb06_memonly_tokens_per_s": from_notebook("06_performance_metrics.ipynb", r"the memory roof alone would allow ([\d,]+) tokens/s"),
+    "nb06_memonly_tflops": from_notebook("06_performance_metrics.ipynb", r"that takes ([\d.]+) TFLOP/s"),
+    "nb06_memonly_ratio": from_notebook("06_performance_metrics.ipynb", r"TFLOP/s, (\d+)x what this core computes"),
+    "nb06_bf16_flop_per_byte": from_notebook("06_performance_metrics.ipynb", r"in bfloat16 the 50 M model's step at B = 64 does ([\d.]+) FLOPs per byte"),
     "nb06_gpu_ridge_a100": from_notebook("06_performance_metrics.ipynb", r"a GPU's ridge: .*?A100 (\d+)"),
     "nb06_gpu_ridge_h100": from_notebook("06_performance_metrics.ipynb", r"a GPU's ridge: .*?H100 (\d+)"),
-    # the batch sweep of the 'small' model (section 5), B = 1 and B = 32
-    **{f"nb06_sweep_b{B}_{col}": from_notebook("06_performance_metrics.ipynb", r"B \| TTFT ms[^\n]*\n(?:[^\n]*\n)*?\s*" + str(B) + r" \|"
-                                               + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)")
-       for B in (1, 32) for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput"))},
-    # while decoding, B rows against one: the tokens/s gained and each request's TPOT (section 5)
-    **{f"nb06_sweep_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"decoding, B = +{B} against B = 1: " + pattern)
-       for B in (4, 32) for what, pattern in (("decode_gain", r"([\d.]+)x the tokens/s"),
-                                              ("tpot_ratio", r"[\d.]+x the tokens/s, ([\d.]+)x each request's TPOT"))},
+    # the batch sweeps of the 50M and the 'small' model (section 5): first and last B, the fit, the regimes
+    **{f"nb06_sweep_{key}_b{B}_{col}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^\s*{name}\s+{B} \|"
+                                                     + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)")
+       for key, name, Bs in (("50m", "50M", (1, 32)), ("small", "small", (1, 32))) for B in Bs
+       for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput", "decode_tps"))},
+    **{f"nb06_fit_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}': TPOT ≈ " + pattern)
+       for key, name in (("50m", "50M"), ("small", "small")) for what, pattern in (
+           ("fixed_ms", r"([\d.]+) ms"), ("per_row_ms", r"[\d.]+ ms \+ ([\d.]+) ms x B"),
+           ("fixed_share", r".*?the fixed part is (\d+%)"), ("rows", r".*?as much work as (\d+) rows"))},
+    **{f"nb06_sweep_{key}_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}' decoding, B = +{B} against B = 1: " + pattern)
+       for key, name, Bs in (("50m", "50M", (4, 32)), ("small", "small", (4, 32))) for B in Bs
+       for what, pattern in (("decode_gain", r"([\d.]+)x the tokens/s"),
+                             ("tpot_ratio", r"[\d.]+x the tokens/s, ([\d.]+)x each request's TPOT"))},
+    **{f"nb06_regime_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}': fixed " + pattern)
+       for key, name in (("50m", "50M"), ("small", "small")) for what, pattern in (
+           ("memory_ms", r"[\d.]+ ms against the memory roof's ([\d.]+) ms"), ("gbps", r".*?bytes / fixed part: ([\d.]+) GB/s"),
+           ("compute_ms", r".*?against the compute roof's ([\d.]+) ms"), ("mflop", r".*?for its (\d+) MFLOP"))},
     # what makes a step of the 'small' model cost the same for many rows (section 5)
-    "nb06_fit_fixed_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ ([\d.]+) ms \+"),
-    "nb06_fit_per_row_ms": from_notebook("06_performance_metrics.ipynb", r"TPOT ≈ [\d.]+ ms \+ ([\d.]+) ms x B"),
-    "nb06_fit_fixed_share": from_notebook("06_performance_metrics.ipynb", r"at B = 1 the fixed part is (\d+%)"),
-    "nb06_fit_rows": from_notebook("06_performance_metrics.ipynb", r"as much work as (\d+) rows"),
     "nb06_twin_small_ms": from_notebook("06_performance_metrics.ipynb", r"one decode step at B = 1: 'small' ([\d.]+) ms"),
     "nb06_twin_thin_ms": from_notebook("06_performance_metrics.ipynb", r"one decode step at B = 1: .*?thin twin ([\d.]+) ms"),
     "nb06_twin_thin_params": from_notebook("06_performance_metrics.ipynb", r"thin twin [\d.]+ ms \(([\d,]+) parameters\)"),
     "nb06_twin_overhead": from_notebook("06_performance_metrics.ipynb", r"per-operation overhead: about (\d+%)"),
-    # the worked case of section 6: eight requests arriving one every `gap` ms, two schedules
-    "nb06_case_gap_ms": from_notebook("06_performance_metrics.ipynb", r"one request every (\d+) ms \|"),
-    **{f"nb06_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"{name}\s*: " + pattern)
-       for key, name in (("batch", "static batch of 8"), ("alone", "one at a time, on arrival"))
-       for what, pattern in (("median_ttft_ms", r"TTFT median\s+(\d+) ms"), ("p90_ttft_ms", r".*?p90\s+(\d+) ms"),
-                             ("work_tps", r".*?while computing\s+(\d+)"), ("run_tps", r".*?over the run\s+(\d+)"))},
-    "nb06_case_work_ratio": from_notebook("06_performance_metrics.ipynb", r"the batch: ([\d.]+)x the tokens per second of work"),
-    "nb06_case_ttft_ratio": from_notebook("06_performance_metrics.ipynb", r"the batch: .*?, (\d+)x the median TTFT"),
+    # requests arriving over time, served three ways (section 6)
+    "nb06_arr_n": from_notebook("06_performance_metrics.ipynb", r"(\d+) requests: prompts of"),
+    "nb06_arr_prompts": from_notebook("06_performance_metrics.ipynb", r"requests: prompts of (\d+-\d+) tokens"),
+    "nb06_arr_new": from_notebook("06_performance_metrics.ipynb", r"tokens, (\d+-\d+) new tokens each"),
+    "nb06_arr_alone_ms": from_notebook("06_performance_metrics.ipynb", r"one request alone takes ([\d.]+) ms"),
+    "nb06_arr_quiet_rate": from_notebook("06_performance_metrics.ipynb", r"quiet = (\d+) requests/s"),
+    "nb06_arr_busy_rate": from_notebook("06_performance_metrics.ipynb", r"busy = (\d+) requests/s"),
+    **{f"nb06_arr_{load}_{policy}_{col}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^{load}\s+{re.escape(name)}\s*"
+                                                        + r"[\s|]+[\d.]+" * i + r"[\s|]+([\d.]+)")
+       for load in ("quiet", "busy")
+       for policy, name in (("fifo", "one at a time (FIFO)"), ("static", "static batches"), ("continuous", "continuous batching"))
+       for i, col in enumerate(("ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "itl_p50", "itl_p95", "e2e_p50", "e2e_p95",
+                                "tps", "rps", "busy_tps"))},
+    "nb06_arr_work_ratio": from_notebook("06_performance_metrics.ipynb", r"static batches compute ([\d.]+)x the tokens per second"),
+    "nb06_arr_ttft_ratio": from_notebook("06_performance_metrics.ipynb", r"their median TTFT is (\d+)x as long"),
+    # continuous batching's TPOT at the busy rate: sharing the steps against the stalls of the joins
+    **{f"nb06_split_{key}": from_notebook("06_performance_metrics.ipynb", r"continuous batching, busy: " + pattern)
+       for key, pattern in (("tpot_ms", r"TPOT p50 ([\d.]+) ms"), ("no_stalls_ms", r".*?, ([\d.]+) ms without the gaps"),
+                            ("fifo_ms", r".*?one at a time ([\d.]+) ms"), ("shared", r".*?sharing the steps makes (\d+%)"),
+                            ("stalls", r".*?the stalls (\d+%)"))},
+    # the replayed costs: the mean decode step per row count, against a straight line through them
+    **{f"nb06_cost_decode_{rows}row_ms": from_notebook("06_performance_metrics.ipynb",
+                                                       rf"decode step, mean per row count: .*?\b{rows}: ([\d.]+)")
+       for rows in (1, 2, 8)},
+    "nb06_cost_line_1row_ms": from_notebook("06_performance_metrics.ipynb", r"a straight line through them says ([\d.]+) ms"),
+    "nb06_cost_join_ms": from_notebook("06_performance_metrics.ipynb", r"joining a batch ([\d.]+) ms"),
+    # the roofline at the bandwidth the decode step reaches (section 5), and TPOT against max and sum of the roofs
+    "nb06_kernel_gbps": from_notebook("06_performance_metrics.ipynb", r"the decode step itself reaches \(([\d.]+) GB/s"),
+    "nb06_kernel_ridge": from_notebook("06_performance_metrics.ipynb", r"section 4\), the ridge is ([\d.]+) FLOPs per byte"),
+    "nb06_kernel_ridge_batch": from_notebook("06_performance_metrics.ipynb", r"this machine's kernels cross at B = (\d+)"),
+    **{f"nb06_summax_b{B}_{key}": from_notebook("06_performance_metrics.ipynb", rf"(?m)^B=\s*{B}: measured " + pattern)
+       for B in (8, 32) for key, pattern in (("measured_ms", r"\s*([\d.]+)"), ("max_ms", r".*?max\(memory, compute\)\s+([\d.]+)"),
+                                             ("sum_ms", r".*?memory \+ compute\s+([\d.]+)"))},
+    "nb06_twin_fixed_share": from_notebook("06_performance_metrics.ipynb", r"the thin twin's step is (\d+%) of the fitted fixed part"),
     # --- 07 ---
     "nb07_prompt_T": from_notebook("07_bug_lab.ipynb", r"prompt: T = (\d+) tokens"),
     "nb07_n_steps": from_notebook("07_bug_lab.ipynb", r"each check runs (\d+) decode steps"),
@@ -396,6 +515,16 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb08_smol_float32": from_notebook("08_beyond_the_basics.ipynb", r"M parameters = ([\d.]+ \w+) in float32"),
     "nb08_smol_per_token_kib": from_notebook("08_beyond_the_basics.ipynb", r"SmolLM2-135M K/V cache: ([\d.]+) KiB per token in float32"),
     "nb08_skip_reason": from_notebook("08_beyond_the_basics.ipynb", r"Skipped the pretrained-model cells: ([^\n]+)"),
+    # section 4: our cache beside transformers' DynamicCache, on a tiny random Llama
+    "nb08_bridge_model": from_notebook("08_beyond_the_basics.ipynb", r"LlamaForCausalLM with random weights, (L=\d+, C=\d+, H=\d+, H_kv=\d+, d_h=\d+, V=\d+)"),
+    "nb08_bridge_shape": from_notebook("08_beyond_the_basics.ipynb", r"layer 0: K (\[[\d, ]+\]) and"),
+    **{f"nb08_bridge_{kv.lower()}{layer}_diff": from_notebook(
+        "08_beyond_the_basics.ipynb", rf"layer {layer}: K .*?max \|ours - theirs\| = " + (r"([\d.e+-]+);" if kv == "K" else r"[\d.e+-]+; V: ([\d.e+-]+)"))
+       for layer in (0, 1) for kv in ("K", "V")},
+    "nb08_bridge_logits_diff": from_notebook("08_beyond_the_basics.ipynb", r"logits of the last position: max \|ours - theirs\| = ([\d.e+-]+)"),
+    "nb08_bridge_v0_bits": from_notebook("08_beyond_the_basics.ipynb", r"layer 0: V bit for bit the same: (\w+)"),
+    "nb08_bridge_k0_readable_bits": from_notebook("08_beyond_the_basics.ipynb", r"layer 0: K rotated with apply_rope \(multiply, then add\) bit for bit the same: (\w+)"),
+    "nb08_bridge_tokens": from_notebook("08_beyond_the_basics.ipynb", r"the same (\d+) greedy tokens in both rows: True"),
     # --- 09 ---
     "nb09_questions": from_notebook("09_self_test.ipynb", r"(?m)^(\d+) questions$"),
     **{f"nb09_questions_nb{n:02d}": from_notebook("09_self_test.ipynb", rf"(?m)^  {n:02d} · .*?(\d+) questions$")
@@ -404,7 +533,9 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb09_kind_truefalse": from_notebook("09_self_test.ipynb", r"'true / false': (\d+)"),
     "nb09_kind_fill": from_notebook("09_self_test.ipynb", r"'fill in': (\d+)"),
     "nb09_kind_open": from_notebook("09_self_test.ipynb", r"'open question': (\d+)"),
-    "nb09_first_new_position": from_notebook("09_self_test.ipynb", r"Q10\. [^\n]*\n   Answer: (\d+)"),
+    # notebook 09 prints no answer: the core question's answer comes from the question bank itself
+    "nb09_first_new_position": lambda: next(q.answer_text() for q in __import__("utils.quiz", fromlist=["QUESTIONS"])
+                                            .QUESTIONS if q.prompt.endswith("position of the first new token?")),
 }
 
 

@@ -1,13 +1,23 @@
-"""Build our ``Decoder`` from a Hugging Face ``LlamaForCausalLM`` (same weights, same logits).
+"""The bridge to Hugging Face ``transformers``: our ``Decoder`` from a ``LlamaForCausalLM`` (same
+weights, same logits), and their caches read in our terms.
 
-``transformers`` is an optional dependency: it is imported by the caller, not here.
+    ours = from_hf(hf_model)                        # weight for weight
+    logits, their_cache = hf_prefill(hf_model, ids)  # a DynamicCache, as prefill(ours, ids) fills a KVCache
+    hf_cache_layers(their_cache)                    # [(K, V) per layer], each [B, H_kv, T, d_h]
+    hf_crop(their_cache, n)                         # keep the first n positions, as our cache.crop(n)
+
+``transformers`` is an optional dependency: only the functions that need it import it, when called.
+Tested with transformers 4.57 (what Colab ships) and 5.x, whose cache API moved in places.
 """
 from __future__ import annotations
+
+import inspect
 
 import torch
 
 from .config import ModelConfig
 from .model import Decoder
+from .validate import check_int
 
 SUPPORTED_MODEL_TYPES = ("llama",)
 
@@ -88,3 +98,42 @@ def from_hf(hf_model) -> Decoder:
     for name in ("rope_cos", "rope_sin", "rope_sin_rolled"):
         setattr(model, name, getattr(model, name).float())
     return model.eval()
+
+
+def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` of a transformers cache (4.x and 5.x layouts)."""
+    if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
+        return [(layer.keys, layer.values) for layer in past_key_values.layers]
+    if hasattr(past_key_values, "key_cache"):  # older DynamicCache: two lists
+        return list(zip(past_key_values.key_cache, past_key_values.value_cache))
+    return [(k, v) for k, v in past_key_values]  # the legacy tuple of (K, V) pairs
+
+
+def _cache_argument(hf_model) -> str:
+    # the forward argument that takes a cache: past_key_values in 4.x, cache in 5.x
+    return "cache" if "cache" in inspect.signature(type(hf_model).forward).parameters else "past_key_values"
+
+
+@torch.inference_mode()
+def hf_prefill(hf_model, input_ids: torch.Tensor, cache=None):
+    """transformers' side of ``prefill``: the prompt ``[B, T]`` in one forward pass, filling ``cache``
+    (a new ``DynamicCache`` if None). Returns ``(logits [B, V], cache)``, like ``prefill``."""
+    if cache is None:
+        from transformers import DynamicCache  # optional dependency: imported only when used
+
+        cache = DynamicCache()
+    out = hf_model(input_ids, use_cache=True, **{_cache_argument(hf_model): cache})
+    return out.logits[:, -1], cache  # (B, V)
+
+
+def hf_crop(past_key_values, n: int) -> None:
+    """Keep the first ``n`` positions of a transformers cache, as our ``cache.crop(n)`` does.
+
+    Their ``crop`` changed meaning: in 4.x ``crop(max_length)`` keeps ``max_length`` positions, in
+    5.x ``crop(tokens_to_remove)`` refuses a positive number. A negative one means "drop that many"
+    in both, so that is what we pass.
+    """
+    held = int(past_key_values.get_seq_length())
+    n = check_int("n", n, minimum=0, maximum=held)  # at most the positions the cache holds
+    if n < held:  # crop(0) would empty a 4.x cache: call it only to drop something
+        past_key_values.crop(n - held)

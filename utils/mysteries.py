@@ -4,11 +4,13 @@
     ids, mask = m.inputs(prompt)                 # the prompt (a padded batch for some mysteries)
     engine = m.engine()                           # {"prefill_fn": ..., "step_fn": ...}, fresh each call
     compare_with_recompute(model, ids, 6, attention_mask=mask, **engine)   # where does it diverge?
-    logits, cache = engine["prefill_fn"](model, ids, mask, KVCache())      # probe: what does the cache hold?
+    print(mysteries.probe(model, prompt, 1))      # probe: what goes in, what the cache holds, pass by pass
+    print(mysteries.probe(model, prompt, 1, correct=True))   # the same input through the correct engine
     exercises.diagnose(1, "mask")                 # name it, from VOCABULARY
 
 Each mystery is one of the bug lab's broken variants (``utils/bugs.py``); which one is only
-revealed by ``diagnose``. Nothing here prints the answer: ``repr`` of a mystery shows its number.
+revealed by ``diagnose``. Nothing here prints the answer: ``repr`` of a mystery shows its number,
+and ``probe`` shows what an engine does, never what it is called.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from typing import Callable
 import torch
 
 from . import bugs
+from .bug_lab import text_table
+from .cache import KVCache
 from .generate import decode_step, prefill
 from .validate import check_int
 
@@ -99,3 +103,89 @@ def diagnose(n: int, guess: str) -> bool:
     else:
         print(f"✗ not '{guess}'. At which step did it first diverge, and what does the cache hold then?")
     return False
+
+
+# --- probing: what an engine feeds and caches, pass by pass --------------------------------------
+
+PROBE_HEAD = ("pass", "tokens fed", "last position", "keys it sees", "seq_len",
+              "K layer 0 [B, H_kv, T, d_h]", "K layer 1", "layer 1 reads its own K")
+
+
+@dataclass
+class Probe:
+    """One row per forward pass (the prefill, then each decode step), as a dict; prints as a table.
+
+    Per batch row (joined by " / "): ``last_position``, the RoPE position of the last token fed;
+    ``keys_seen``, how many keys that token's query may attend to, of ``keys`` in its layer.
+    ``layer1_reads_own``: whether layer 1 attended over exactly the K stored for layer 1.
+    """
+
+    rows: list[dict]
+
+    def __str__(self) -> str:
+        def cells(r: dict) -> tuple[str, ...]:
+            join = lambda xs: " / ".join(str(x) for x in xs)  # noqa: E731
+            return (r["pass"], str(r["tokens_fed"]), join(r["last_position"]), f"{join(r['keys_seen'])} of {r['keys']}",
+                    str(r["seq_len"]), str(r["k_layer0"]), str(r["k_layer1"]),
+                    {True: "yes", False: "no", None: "-"}[r["layer1_reads_own"]])
+        return text_table(PROBE_HEAD, [cells(r) for r in self.rows])
+
+    __repr__ = __str__
+
+
+def _watch(model, seen: dict):
+    """A forward pre-hook for layer 0: records what the pass feeds, and makes the cache report
+    whether layer 1 attends over the keys stored for layer 1."""
+    def hook(block, args):
+        x, rope, mask, cache = args[:4]  # Block.forward(x, rope, mask, cache, layer_idx, is_causal)
+        B, T = x.shape[:2]
+        S = cache.seq_len + T if mask is None else mask.shape[-1]  # keys after this pass's update
+        # the positions arrive as rows of the RoPE tables: find each row's last one in the model's table
+        last = rope.cos[..., -1, :].reshape(-1, rope.cos.shape[-1]).float()  # (1 or B, d_h)
+        positions = [int((model.rope_cos - row).abs().sum(-1).argmin()) for row in last]
+        if mask is None:  # no mask: the last query sees every key (a causal prefill too)
+            visible = [S]
+        else:  # [T, S] or [B, 1, T, S]: the last query's row, per batch row
+            visible = [int(n) for n in mask[..., -1, :].reshape(-1, S).sum(-1)]
+        seen.update(tokens_fed=T, last_position=positions * (B // len(positions)),
+                    keys_seen=visible * (B // len(visible)), keys=S, layer1_reads_own=None)
+        if not getattr(cache, "_probed", False):  # wrap this cache's update once
+            update = cache.update
+
+            def watched(layer, k, v):
+                K, V = update(layer, k, v)  # (B, H_kv, T_total, d_h): what the layer attends over
+                if layer == 1:
+                    seen["layer1_reads_own"] = torch.equal(K, cache.layer_kv(1)[0])
+                return K, V
+            cache.update, cache._probed = watched, True
+    return hook
+
+
+@torch.inference_mode()
+def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = False,
+          n_steps: int = 2) -> Probe:
+    """Run an engine by hand, the prefill and ``n_steps`` greedy decode steps, and record each pass.
+
+    ``n``: mystery ``n`` on its own input (the prompt ``[1, T]``, or a padded batch made from it).
+    ``correct=True``, or ``n=None``: the correct ``prefill`` and ``decode_step`` on that same input,
+    to compare with. Returns a ``Probe``: tokens fed, positions, visible keys, ``seq_len``, the K
+    shapes of layers 0 and 1 and whether layer 1 attends over its own keys, after every pass.
+    """
+    check_int("n_steps", n_steps, minimum=0)
+    if model.cfg.n_layers < 2:
+        raise ValueError(f"probe compares layers 0 and 1: the model has n_layers={model.cfg.n_layers}")
+    ids, mask = mystery(n).inputs(prompt) if n is not None else (prompt, None)
+    engine = _plain()() if n is None or correct else mystery(n).engine()
+    seen, rows = {}, []
+    handle = model.layers[0].register_forward_pre_hook(_watch(model, seen))
+    try:
+        for step in range(n_steps + 1):
+            if step == 0:
+                logits, cache = engine["prefill_fn"](model, ids, mask, KVCache())  # (B, V)
+            else:
+                logits = engine["step_fn"](model, logits.argmax(-1), cache)  # greedy: the engine's own choice
+            rows.append({"pass": "prefill" if step == 0 else f"step {step}", **seen, "seq_len": cache.seq_len,
+                         "k_layer0": list(cache.layer_kv(0)[0].shape), "k_layer1": list(cache.layer_kv(1)[0].shape)})
+    finally:
+        handle.remove()
+    return Probe(rows)

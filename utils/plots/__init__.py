@@ -78,17 +78,21 @@ def format_bytes(n: float) -> str:
 
 
 # The sections' public names, importable from ``utils.plots`` as before the split (notebooks and tests rely on it).
-from .prefill import plot_timeline, plot_top_probs, plot_ttft, plot_kv_heatmap  # noqa: E402,F401
+from .prefill import plot_timeline, plot_top_probs, plot_ttft, plot_kv_heatmap, plot_padding_waste  # noqa: E402,F401
 from .sampling import SAMPLING_STAGES, plot_sampling_stages, plot_temperature_sweep  # noqa: E402,F401
-from .attention import plot_mask, plot_weights, plot_head_groups, plot_rope_scores  # noqa: E402,F401
+from .attention import (  # noqa: E402,F401
+    plot_mask, plot_weights, plot_head_groups, plot_rope_scores, plot_softmax_saturation, plot_rope_frequencies,
+)
 from .sizing import byte_unit, plot_kv_vs_context, plot_per_token_bars, plot_budget  # noqa: E402,F401
 from .decode import (  # noqa: E402,F401
     plot_decode_grids, plot_recompute_diffs, plot_step_times, plot_step_costs, plot_new_query_weights,
+    plot_bytes_and_step_time,
 )
 from .bug_lab import plot_bug_divergence, plot_bug_overview  # noqa: E402,F401
 from .beyond import (  # noqa: E402,F401
     plot_cache_memory, plot_sliding_window, plot_cache_step_times, plot_beam_tree,
 )
 from .metrics import (  # noqa: E402,F401
-    plot_ttft_tpot, plot_batch_sweep, plot_schedules, plot_bandwidth, plot_decode_bound,
+    plot_ttft_tpot, plot_batch_sweep, plot_schedules, plot_ttft_parts, plot_rate_sweep, plot_batch_roofline,
+    plot_bandwidth, plot_decode_bound,
 )
