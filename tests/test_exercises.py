@@ -276,13 +276,15 @@ def test_the_probe_of_the_correct_engine_shows_a_healthy_cache():
     model, tok = load_course_model()
     prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
     T = prompt.shape[1]
+    short = max(1, T // 2)  # every mystery runs on two left-padded rows: the prompt's first half, and all of it
     rows = mysteries.probe(model, prompt, n_steps=3).rows
     assert [r["pass"] for r in rows] == ["prefill", "step 1", "step 2", "step 3"]
     for s, r in enumerate(rows):
         fed = T if s == 0 else 1
         assert r["tokens_fed"] == fed and r["seq_len"] == T + s and r["keys"] == T + s
-        assert r["last_position"] == [T - 1 + s] and r["keys_seen"] == [T + s]  # the newest token sees every key
-        assert r["k_layer0"] == r["k_layer1"] == [1, model.cfg.n_kv_heads, T + s, model.cfg.head_dim]
+        # each row's newest token sits at its own position and sees every real key of its row
+        assert r["last_position"] == [short - 1 + s, T - 1 + s] and r["keys_seen"] == [short + s, T + s]
+        assert r["k_layer0"] == r["k_layer1"] == [2, model.cfg.n_kv_heads, T + s, model.cfg.head_dim]
         assert r["layer1_reads_own"] is True
 
 
@@ -292,11 +294,13 @@ def test_every_mystery_leaves_a_trace_in_its_probe_that_names_nothing():
 
     model, tok = load_course_model()
     prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
-    header = str(mysteries.probe(model, prompt)).splitlines()[0]
+    def columns(probe):
+        return [c.strip() for c in str(probe).splitlines()[0].split("|")]
+    header = columns(mysteries.probe(model, prompt))
     for n in range(1, 6):
         broken, correct = mysteries.probe(model, prompt, n), mysteries.probe(model, prompt, n, correct=True)
         assert broken.rows != correct.rows, n  # the probe shows where the engine goes wrong
-        assert str(broken).splitlines()[0] == header  # the same columns for every mystery: no name
+        assert columns(broken) == header  # the same columns for every mystery: no name
         assert broken.rows[0]["pass"] == "prefill" and len(broken.rows) == 3
     with pytest.raises(ValueError, match="n_steps"):
         mysteries.probe(model, prompt, 1, n_steps=-1)
@@ -370,3 +374,26 @@ def test_a_slip_of_form_gets_a_form_message_not_the_idea_hint(capsys):
 def test_last_valid_logits_names_the_position_that_came_back(capsys):
     E.check("02.last_valid_logits", lambda logits, mask: logits[:, -1])
     assert "row 0: you returned the logits of position 4; its last real token is at 2" in capsys.readouterr().out
+
+
+def test_an_engine_does_not_name_its_bug_and_diagnose_forgives_reruns_and_spelling(capsys):
+    from utils import mysteries
+
+    for n in range(1, 6):
+        names = " ".join(f.__name__ for f in E.mystery(n).engine().values())
+        assert names == f"mystery_{n}_prefill mystery_{n}_step"
+    mysteries._tries.clear()
+    answer = E.mystery(3)._answer
+    wrong = next(w for w in E.VOCABULARY if w != answer)
+    for _ in range(3):  # the same wrong word three times (a cell run again) is one wrong guess
+        E.diagnose(3, wrong)
+    assert f"Mystery 3 is '{answer}'" not in capsys.readouterr().out
+    assert E.diagnose(3, f"  {answer.upper()} ") is True
+
+
+def test_a_fix_that_returns_the_wrong_shape_or_raises_says_so(capsys):
+    E.check("07.fix_position", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([c.seq_len])))
+    out = capsys.readouterr().out
+    assert "expected logits of shape [B, V]" in out and "first return what the contract asks for" in out
+    E.check("07.fix_position", lambda m, t, c: m(t[:, None], cache=c, position_ids=c.seq_len)[:, -1])
+    assert "position_ids must be" in capsys.readouterr().out

@@ -35,21 +35,31 @@ class Mystery:
     n: int
     _answer: str = field(repr=False)
     _engine: Callable[[], dict] = field(repr=False)
-    _padded: bool = field(default=False, repr=False)
     _hint: str = field(default="", repr=False)
 
     def engine(self) -> dict:
-        """A fresh ``{"prefill_fn", "step_fn"}`` pair, ready for ``compare_with_recompute(**engine)``."""
-        return self._engine()
+        """A fresh ``{"prefill_fn", "step_fn"}`` pair, ready for ``compare_with_recompute(**engine)``.
+        The functions are named after the mystery, not after the bug they hold."""
+        return {kind: _anonymous(fn, f"mystery_{self.n}_{kind.removesuffix('_fn')}")
+                for kind, fn in self._engine().items()}
 
-    def inputs(self, prompt: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The ids (and attention mask, or None) this mystery is run on, from a prompt ``[1, T]``."""
-        return bugs.padded_batch(prompt) if self._padded else (prompt, None)
+    def inputs(self, prompt: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The batch every mystery runs on, made from a prompt ``[1, T]``: two left-padded rows (its
+        first half and all of it), ids and attention mask ``[2, T]``."""
+        return bugs.padded_batch(prompt)
 
     def check(self, model, prompt: torch.Tensor, n_steps: int = bugs.N_STEPS):
         """The recompute check with this engine (errors become an ``Outcome``, as in the bug lab)."""
         ids, mask = self.inputs(prompt)
         return bugs.run_check(model, ids, n_steps, attention_mask=mask, **self.engine())
+
+
+def _anonymous(fn: Callable, name: str) -> Callable:
+    """``fn`` under a neutral name, so printing an engine does not name its bug."""
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def _plain(prefill_fn=prefill, step_fn=decode_step) -> Callable[[], dict]:
@@ -65,12 +75,13 @@ _MYSTERIES = {
     1: Mystery(1, "mask", _plain(step_fn=bugs.step_mask_ignores_cache),
                _hint="prefill agrees; look at which keys the new query may see"),
     2: Mystery(2, "layer0", _plain(prefill_fn=bugs.prefill_into(bugs.Layer0HistoryKVCache)),
-               _hint="prefill agrees; compare what layer 1's cache holds with layer 0's"),
+               _hint="prefill agrees; which layer's keys does layer 1 attend over? (the probe's last column)"),
     3: Mystery(3, "position", _plain(step_fn=bugs.step_position_restarts),
                _hint="prefill agrees and the cache grows right; what position does the new token get?"),
     4: Mystery(4, "refeed", _refeed, _hint="watch cache.seq_len after each step: how much does it grow?"),
-    5: Mystery(5, "padding", _plain(prefill_fn=bugs.prefill_lengths_mixed_up), _padded=True,
-               _hint="it is wrong from step 0, only in a batch: run each row alone and compare"),
+    5: Mystery(5, "padding", _plain(prefill_fn=bugs.prefill_lengths_mixed_up),
+               _hint="it is wrong from step 0: run each row alone (attention_mask=torch.ones_like(row)) and compare "
+                     "the positions each row gets with the probe's"),
 }
 
 
@@ -80,28 +91,30 @@ def mystery(n: int) -> Mystery:
     return _MYSTERIES[n]
 
 
-_tries: dict[int, int] = {}
+_tries: dict[int, set[str]] = {}
 
 
 def diagnose(n: int, guess: str) -> bool:
-    """Name mystery ``n`` with one word of ``VOCABULARY``. A wrong guess says so; after two wrong
-    guesses you get a hint, after three the answer. Returns True when the guess is right."""
+    """Name mystery ``n`` with one word of ``VOCABULARY``. A wrong guess says so; after two different
+    wrong guesses you get a hint, after three the answer. Returns True when the guess is right."""
     m = mystery(n)
-    if guess not in VOCABULARY:
+    word = guess.strip().lower().replace(" ", "").replace("_", "") if isinstance(guess, str) else guess
+    if word not in VOCABULARY:
         raise ValueError(f"diagnose({n}, {guess!r}): name the bug with one of {sorted(VOCABULARY)}")
     bug = bugs.BUG_BY_KEY[VOCABULARY[m._answer]]
-    if guess == m._answer:
+    if word == m._answer:
         _tries.pop(n, None)
-        print(f"✓ mystery {n} is '{guess}': {bug.title}. Cause: {bug.cause}; check: {bug.check}.")
+        print(f"✓ mystery {n} is '{word}': {bug.title}. Cause: {bug.cause}; check: {bug.check}.")
         return True
-    _tries[n] = _tries.get(n, 0) + 1
-    if _tries[n] >= 3:
-        print(f"✗ not '{guess}'. Mystery {n} is '{m._answer}': {bug.title} ({bug.cause}). "
+    tried = _tries.setdefault(n, set())
+    tried.add(word)  # the same wrong word again (a cell run twice) does not count twice
+    if len(tried) >= 3:
+        print(f"✗ not '{word}'. Mystery {n} is '{m._answer}': {bug.title} ({bug.cause}). "
               "Its broken and fixed code are in the catalogue below.")
-    elif _tries[n] == 2:
-        print(f"✗ not '{guess}'. Hint: {m._hint}.")
+    elif len(tried) == 2:
+        print(f"✗ not '{word}'. Hint: {m._hint}")
     else:
-        print(f"✗ not '{guess}'. At which step did it first diverge, and what does the cache hold then?")
+        print(f"✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?")
     return False
 
 
@@ -166,15 +179,15 @@ def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = 
           n_steps: int = 2) -> Probe:
     """Run an engine by hand, the prefill and ``n_steps`` greedy decode steps, and record each pass.
 
-    ``n``: mystery ``n`` on its own input (the prompt ``[1, T]``, or a padded batch made from it).
-    ``correct=True``, or ``n=None``: the correct ``prefill`` and ``decode_step`` on that same input,
-    to compare with. Returns a ``Probe``: tokens fed, positions, visible keys, ``seq_len``, the K
+    ``n``: mystery ``n`` on the batch every mystery runs on (two left-padded rows made from the
+    prompt ``[1, T]``). ``correct=True``, or ``n=None``: the correct ``prefill`` and ``decode_step``
+    on that same batch, to compare with. Returns a ``Probe``: tokens fed, positions, visible keys, ``seq_len``, the K
     shapes of layers 0 and 1 and whether layer 1 attends over its own keys, after every pass.
     """
     check_int("n_steps", n_steps, minimum=0)
     if model.cfg.n_layers < 2:
         raise ValueError(f"probe compares layers 0 and 1: the model has n_layers={model.cfg.n_layers}")
-    ids, mask = mystery(n).inputs(prompt) if n is not None else (prompt, None)
+    ids, mask = bugs.padded_batch(prompt)  # every mystery's input, and the correct engine's to compare
     engine = _plain()() if n is None or correct else mystery(n).engine()
     seen, rows = {}, []
     handle = model.layers[0].register_forward_pre_hook(_watch(model, seen))

@@ -244,9 +244,20 @@ def _reorder_cases() -> list[Case]:
 def _window_cases() -> list[Case]:
     k3, new = seeded_randn(1, 2, 3, 2, seed=11), seeded_randn(1, 2, 1, 2, seed=12)
     hint = "keep the newest `window` positions, oldest first: the last ones on the time axis"
-    return [make_case("from empty, window 4", (None, new, 4), S.window_update(None, new, 4)),
-            make_case("3 stored, window 4: nothing dropped yet", (k3, new, 4), S.window_update(k3, new, 4), hint=hint),
-            make_case("3 stored, window 3: the oldest falls out", (k3, new, 3), S.window_update(k3, new, 3), hint=hint)]
+
+    def case(words, cache_k, window, hint=""):
+        expected = S.window_update(cache_k, new, window)
+        form = same_tensor(expected)
+
+        def judge(got):  # a wrong length on the time axis is the idea going wrong, not a slip of form
+            if isinstance(got, torch.Tensor) and got.dim() == 4 and got.shape[:2] == expected.shape[:2] \
+                    and got.shape[2] != expected.shape[2]:
+                return f"the result holds {got.shape[2]} positions; it should hold min(W' + 1, window) = {expected.shape[2]}"
+            return form(got)
+        return Case(words, call_with(cache_k, new, window), judge, hint)
+    return [case("from empty, window 4", None, 4, "before the first token cache_k is None: the result is k_new"),
+            case("3 stored, window 4: nothing dropped yet", k3, 4, hint),
+            case("3 stored, window 3: the oldest falls out", k3, 3, hint)]
 
 
 # --- 07 · the bug lab: fix two of the mysteries ---------------------------------------------------
@@ -256,11 +267,21 @@ def _recompute_case(words: str, model_fn: Callable, hint: str) -> Case:
         from ..bug_lab import run_check
 
         model = model_fn()
-        prompt = torch.randint(1, model.cfg.vocab_size, (1, 9), generator=torch.Generator().manual_seed(13))
-        return run_check(model, prompt, step_fn=fn)
+        ids = torch.randint(1, model.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(13))  # B = 2
+
+        def step(model, token_ids, cache):  # the contract's shape, checked at every step
+            logits = fn(model, token_ids, cache)
+            if not isinstance(logits, torch.Tensor) or tuple(logits.shape) != (2, model.cfg.vocab_size):
+                got = list(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
+                raise ValueError(f"expected logits of shape [B, V] = [2, {model.cfg.vocab_size}], got {got}")
+            return logits
+        return run_check(model, ids, step_fn=step)
 
     def judge(outcome) -> str | None:
-        return None if outcome.ok else f"compare_with_recompute: {outcome.summary()}"
+        if outcome.ok:
+            return None
+        detail = f": {outcome.error}" if outcome.error else ""  # the error itself is what the learner needs
+        return f"compare_with_recompute: {outcome.summary()}{detail}"
     return Case(words, run, judge, hint)
 
 

@@ -79,7 +79,7 @@ def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
 
 # Problems of form (type, shape, dtype): the idea hint would mislead, so ``check`` gives none for them.
 FORM_PROBLEMS = ("expected a ", "expected shape", "dtype", "right value, but", "expected logits of shape",
-                 "expected 2 values", "expected 3 values", "could not compare")
+                 "expected 2 values", "expected 3 values", "could not compare", ": raises ")
 
 
 def is_form_problem(message: str) -> bool:
