@@ -124,17 +124,22 @@ def masked_forward(
     """``model(input_ids, cache)`` with an attention mask of your choosing; logits ``[B, T, V]``.
 
     ``mask`` ``[T, S]`` (True = may attend, S = cached + new keys) replaces the model's causal
-    mask; ``positions`` ``[T]`` default to ``cache.seq_len ..``. Nothing is checked: this is for
-    experiments (the band mask of sliding windows, the bug lab's broken masks). No padding.
+    mask; ``positions`` default to ``cache.seq_len ..`` (per row, counting real tokens, when the cache
+    holds left padding). Nothing is checked: this is for experiments (the band mask of sliding
+    windows, the bug lab's broken masks); ``mask`` does not hide padded keys.
     """
     T = input_ids.shape[1]
     past = cache.seq_len if cache is not None else 0
-    if positions is None:
+    if positions is None and cache is not None and cache.mask is not None:
+        positions = cache.valid_counts()[:, None] + torch.arange(T)  # (B, T): a padded row counts its real tokens
+    elif positions is None:
         positions = torch.arange(past, past + T)
     rope = model.rope_tables(positions, model.embed_tokens.weight.dtype)  # (T, d_h) tables
     x = model.embed_tokens(input_ids)  # (B, T, C)
     for i, layer in enumerate(model.layers):
         x = layer(x, rope, mask, cache, i)
+    if cache is not None:
+        cache.append_mask(None, T)  # the new positions are real tokens (keeps a padded cache's mask in step)
     return model.lm_head(model.norm(x))  # (B, T, V)
 
 
