@@ -43,7 +43,6 @@ from .sizing import bytes_per_element
 from .validate import check_int
 
 FLOP_PARTS = ("projections", "mlp", "attention", "lm_head")
-BYTE_PARTS = ("weights", "kv_read", "kv_write")
 
 
 @dataclass(frozen=True)
