@@ -3,7 +3,9 @@
 Usage: python tools/nbsync.py [--check] [NOTEBOOK.ipynb ...]
 
 Rewrites, in place, the Colab badge line of each notebook's first (title) cell and the whole
-setup cell (the first code cell, starting with "# Course setup"), and the course-map table of
+setup cell (the first code cell, starting with "# Course setup"), in English and in the Chinese
+twins of notebooks/zh/ (their badge opens the twin, their setup cell says set_language("zh")),
+and the course-map table of
 README.md (between its course-map markers) and the engine's reading order with each file's
 length (between its reading-order markers). With --check, changes nothing and exits 1 if
 anything is out of step. `make notebooks` runs it first.
@@ -18,7 +20,7 @@ import nbformat
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
-                          colab_url, setup_cell_source)
+                          colab_url, notebook_path, setup_cell_source)
 
 README = REPO_ROOT / "README.md"
 MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
@@ -43,7 +45,8 @@ def lesson_file(lang: str, notebook: str) -> str:
 
 def course_map() -> str:
     """The README's table: notebook, lessons in English and Chinese, what you learn, Colab."""
-    rows = ["| # | Notebook | Lesson | 课文 | What you learn | Colab |", "|---|---|---|---|---|---|"]
+    rows = ["| # | Notebook | Lesson | 课文 | What you learn | Colab | 中文笔记本 | Colab（中文） |",
+            "|---|---|---|---|---|---|---|---|"]
     for notebook, title in SERIES:
         zh_path = REPO_ROOT / lesson_file("zh", notebook)
         zh_title = zh_path.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# ").split(" · ", 1)[-1] \
@@ -51,7 +54,9 @@ def course_map() -> str:
         rows.append(
             f"| {notebook[:2]} | [{title}](notebooks/{notebook}) | [English]({lesson_file('en', notebook)}) "
             f"| [{zh_title}]({lesson_file('zh', notebook)}) | {TEACHES[notebook]} "
-            f"| [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook)}) |"
+            f"| [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook)}) "
+            f"| [{zh_title}]({notebook_path(notebook, 'zh')}) "
+            f"| [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook, 'zh')}) |"
         )
     return "\n".join(rows)
 
@@ -84,7 +89,12 @@ def sync_readme(check: bool) -> bool:
     return False
 
 
-def sync(nb: nbformat.NotebookNode, name: str) -> list[str]:
+def language_of(path: Path) -> str:
+    """"zh" for a notebook in notebooks/zh/, else "en"."""
+    return "zh" if path.parent.name == "zh" else "en"
+
+
+def sync(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> list[str]:
     """Fix ``nb`` in place; return what was wrong (empty when it was already in step)."""
     problems = []
     title = nb.cells[0] if nb.cells else None
@@ -92,7 +102,7 @@ def sync(nb: nbformat.NotebookNode, name: str) -> list[str]:
         problems.append("first cell is not a markdown title ('# NN · ...')")
     else:
         lines = title.source.split("\n")
-        badge = colab_badge(name)
+        badge = colab_badge(name, lang)
         idx = [i for i, line in enumerate(lines) if line.startswith(BADGE_MARKER)]
         if not idx:
             lines[1:1] = ["", badge]
@@ -104,24 +114,25 @@ def sync(nb: nbformat.NotebookNode, name: str) -> list[str]:
     code = [c for c in nb.cells if c.cell_type == "code"]
     if not code or not code[0].source.startswith(SETUP_MARKER):
         problems.append("first code cell is not the setup cell")
-    elif code[0].source != setup_cell_source():
-        code[0].source = setup_cell_source()
+    elif code[0].source != setup_cell_source(lang):
+        code[0].source = setup_cell_source(lang)
         problems.append("setup cell differs from utils/course.py")
     return problems
 
 
 def main(argv: list[str]) -> int:
     check = "--check" in argv
-    paths = [Path(a) for a in argv if a != "--check"] or sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(a) for a in argv if a != "--check"] or [
+        *sorted((REPO_ROOT / "notebooks").glob("*.ipynb")), *sorted((REPO_ROOT / "notebooks" / "zh").glob("*.ipynb"))]
     bad = 0
     if not [a for a in argv if a != "--check"]:
         bad += sync_readme(check)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        problems = sync(nb, path.name)
+        problems = sync(nb, path.name, language_of(path))
         if problems:
             bad += 1
-            print(f"{path.name}: {'; '.join(problems)}")
+            print(f"{path.relative_to(REPO_ROOT / 'notebooks') if path.is_absolute() else path}: {'; '.join(problems)}")
             if not check:
                 nbformat.write(nb, path)
     return 1 if (check and bad) else 0

@@ -5,6 +5,8 @@ the setup cell and the README's links are generated from it (``python tools/nbsy
 """
 from __future__ import annotations
 
+from .i18n import LANGUAGES, language, set_language  # noqa: F401  (the setup cell calls set_language)
+
 REPO = "kv-cache-course/prefill-decode-kv-cache"
 BRANCH = "main"
 PACKAGE = "kv-cache-course"
@@ -13,9 +15,16 @@ SETUP_MARKER = "# Course setup"
 BADGE_MARKER = "[![Open In Colab]"
 
 
-def colab_url(notebook: str) -> str:
-    """Colab link of ``notebooks/<notebook>`` (e.g. ``'04_cache_sizing.ipynb'``)."""
-    return f"https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/notebooks/{notebook}"
+def notebook_path(notebook: str, lang: str = "en") -> str:
+    """Path of a notebook in the repository: ``notebooks/<notebook>``, the Chinese twin in ``notebooks/zh/``."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    return f"notebooks/{notebook}" if lang == "en" else f"notebooks/{lang}/{notebook}"
+
+
+def colab_url(notebook: str, lang: str = "en") -> str:
+    """Colab link of ``notebooks/<notebook>`` (e.g. ``'04_cache_sizing.ipynb'``), or of its Chinese twin."""
+    return f"https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/{notebook_path(notebook, lang)}"
 
 
 def github_url(path: str) -> str:
@@ -23,8 +32,8 @@ def github_url(path: str) -> str:
     return f"https://github.com/{REPO}/blob/{BRANCH}/{path}"
 
 
-def colab_badge(notebook: str) -> str:
-    return f"{BADGE_MARKER}(https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook)})"
+def colab_badge(notebook: str, lang: str = "en") -> str:
+    return f"{BADGE_MARKER}(https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook, lang)})"
 
 
 def colab_install_args() -> list[str]:
@@ -33,19 +42,38 @@ def colab_install_args() -> list[str]:
     return ["install", "--quiet", f"{PACKAGE} @ git+https://github.com/{REPO}.git@{BRANCH}"]
 
 
-def setup_cell_source() -> str:
-    """The first code cell of every notebook, character for character (a test checks it)."""
+_SETUP_COMMENTS = {
+    "en": ["(the same cell in every notebook)",
+           "# In Colab: install the course package from GitHub. Its loose version ranges are met by",
+           "# Colab's own torch, matplotlib and ipywidgets, so those stay as they are.",
+           "# Locally, `make lab` has already installed everything: this cell then does nothing.",
+           "# The language of widgets, figures and verdicts:"],
+    "zh": ["（每个笔记本都是同一个单元格）",
+           "# 在 Colab 中：从 GitHub 安装课程包。它的依赖版本范围较宽，Colab 自带的",
+           "# torch、matplotlib 和 ipywidgets 都满足，所以保持原样。",
+           "# 在本地，`make lab` 已经装好了一切，这个单元格什么也不做。",
+           "# 控件、图表和验证结果使用的语言："],
+}
+
+
+def setup_cell_source(lang: str = "en") -> str:
+    """The first code cell of every notebook in ``lang``, character for character (a test checks it)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    head, *comments, lang_comment = _SETUP_COMMENTS[lang]
     args = " ".join(a if " " not in a else f'"{a}"' for a in colab_install_args())
     return "\n".join([
-        f"{SETUP_MARKER} (the same cell in every notebook)",
-        "# In Colab: install the course package from GitHub. Its loose version ranges are met by",
-        "# Colab's own torch, matplotlib and ipywidgets, so those stay as they are.",
-        "# Locally, `make lab` has already installed everything: this cell then does nothing.",
+        f"{SETUP_MARKER} {head}",
+        *comments,
         "import sys",
         "",
         'if "google.colab" in sys.modules:',
         f"    %pip {args}",
         "%matplotlib inline",
+        lang_comment,
+        "from utils.course import set_language",
+        "",
+        f'set_language("{lang}")',
     ])
 
 # The series, in order: (file, title). README, lessons and the hygiene test read it from here.

@@ -11,6 +11,7 @@ from typing import Callable
 import torch
 
 from .cache import make_cache
+from .i18n import tr
 from .generate import decode_stepper, prefill
 from .validate import CACHE_KINDS, check_choice, check_fits, check_forward, check_int, check_tol
 
@@ -53,11 +54,10 @@ class RecomputeReport:
     @property
     def verdict(self) -> str:
         if self.ok:
-            return f"OK: cached == recompute within {self.tol:g} for {len(self.max_diffs)} steps"
-        return (
-            f"DIVERGED at step {self.first_bad_step} (position {self.first_bad_position}): "
-            f"max |diff| = {self.max_diffs[self.first_bad_step]:.3g} > tol {self.tol:g}"
-        )
+            return tr("OK: cached == recompute within {tol} for {n} steps", tol=f"{self.tol:g}", n=len(self.max_diffs))
+        return tr("DIVERGED at step {step} (position {position}): max |diff| = {diff} > tol {tol}",
+                  step=self.first_bad_step, position=self.first_bad_position,
+                  diff=f"{self.max_diffs[self.first_bad_step]:.3g}", tol=f"{self.tol:g}")
 
     def __str__(self) -> str:
         return self.verdict

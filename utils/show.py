@@ -10,6 +10,8 @@ when the claim is false, so a wrong result can never be committed as a stored ou
 """
 from __future__ import annotations
 
+from .i18n import tr
+
 
 def check(label: str, condition, expect: bool = True) -> None:
     """Print ``label: True`` (or ``False``) and raise ``AssertionError`` unless it equals ``expect``.
@@ -25,7 +27,7 @@ def check(label: str, condition, expect: bool = True) -> None:
         value = bool(condition)
     except (RuntimeError, ValueError) as e:  # a tensor or array of several elements
         raise ValueError(f"check({label!r}, ...) needs one truth value; reduce it first (.all(), .any()): {e}") from None
-    note = "" if expect else " (a broken variant: expected False)" if not value else ""
-    print(f"{label}: {value}{note}")
+    note = tr(" (a broken variant: expected False)") if not expect and not value else ""
+    print(tr("{label}: {value}{note}", label=label, value=value, note=note))
     if value != expect:
         raise AssertionError(f"claim failed: {label!r} is {value}, expected {expect}")

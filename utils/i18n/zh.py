@@ -1,0 +1,20 @@
+"""The Chinese catalogue: one dict, English text -> Chinese, gathered from the parts by screen area.
+
+A key may appear in two parts only with the same translation (checked on import).
+"""
+from __future__ import annotations
+
+from . import zh_core, zh_exercises, zh_quiz, zh_screen_a, zh_screen_b
+
+
+def _merge(*parts) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for part in parts:
+        for key, text in part.MESSAGES.items():
+            if merged.get(key, text) != text:
+                raise ValueError(f"{part.__name__}: {key!r} is translated two ways: {merged[key]!r} and {text!r}")
+            merged[key] = text
+    return merged
+
+
+MESSAGES = _merge(zh_core, zh_screen_a, zh_screen_b, zh_quiz, zh_exercises)

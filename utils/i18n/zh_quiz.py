@@ -1,0 +1,3 @@
+"""Chinese catalogue part: quiz (see utils/i18n/__init__.py)."""
+
+MESSAGES: dict[str, str] = {}
