@@ -40,7 +40,7 @@ $(COLAB_STAMP): requirements-colab.txt pyproject.toml | $(COLAB_PY)
 lab: venv
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Everything: unit, widget and notebook tests in .venv, then widgets, notebooks and the
+# Everything: unit, widget and notebook tests (English and Chinese notebooks) in .venv, then widgets, notebooks and the
 # transformers parity again in the Colab-like environment. All parts run; make fails if any fails.
 test: venv venv-colab
 	@status=0; \
@@ -71,9 +71,11 @@ test-colab: venv-colab
 	fi; \
 	exit $$status
 
-# Re-execute every notebook in place from a clean kernel (outputs are committed).
+# Re-execute every notebook in place from a clean kernel (outputs are committed): first the shared
+# cells and links (nbsync), then the Chinese twins brought in step with the English code (nbzh).
 notebooks: venv
 	$(PY) tools/nbsync.py
+	$(PY) tools/nbzh.py
 	$(PY) tools/run_notebooks.py
 	$(PY) tools/export_figures.py
 	$(PY) tools/lesson_facts.py --update

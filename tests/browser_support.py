@@ -118,7 +118,7 @@ class JupyterLab:
     def start(self) -> "JupyterLab":
         self.root.mkdir(parents=True)
         for nb in self._notebooks:
-            shutil.copy2(nb, self.root / nb.name)
+            shutil.copy2(nb, self.root / served_name(nb))
         home = self.workdir / "home"
         env = {
             **os.environ,
@@ -198,6 +198,12 @@ def jupyterlab(notebooks: list[Path], workdir: Path | None = None):
             yield server.start()
         finally:
             server.stop()
+
+
+def served_name(notebook: Path) -> str:
+    """The name a notebook is served under: a Chinese twin (notebooks/zh/) gets a "zh_" prefix,
+    so it can sit next to its English notebook."""
+    return f"zh_{notebook.name}" if notebook.parent.name == "zh" else notebook.name
 
 
 @contextmanager

@@ -32,11 +32,14 @@ import pytest
 
 from utils import kv_cache_bytes
 
-from browser_support import REPO, WIDGET_TIMEOUT_MS, Lab, chromium, find_chromium, jupyterlab, parse_int
+from browser_support import (REPO, WIDGET_TIMEOUT_MS, Lab, chromium, find_chromium, jupyterlab, parse_int,
+                             served_name)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-NOTEBOOKS = {"04": REPO / "notebooks" / "04_cache_sizing.ipynb", "03": REPO / "notebooks" / "03_decode.ipynb"}
+NOTEBOOKS = {"04": REPO / "notebooks" / "04_cache_sizing.ipynb", "03": REPO / "notebooks" / "03_decode.ipynb",
+             "zh04": REPO / "notebooks" / "zh" / "04_cache_sizing.ipynb"}  # a Chinese twin too
+CJK = re.compile(r"[\u3400-\u9fff]")
 SCREENSHOTS = REPO / "docs" / "screenshots"
 PROMPT_03 = "<BOS> 他 喜欢"  # course words; three tokens
 MIN_PLOT_INK = 0.01  # a drawn figure has several percent non-white pixels; a blank one ~0
@@ -101,7 +104,7 @@ def keep_evidence_on_failure(request, artifacts):
 def run_notebook(lab: Lab, key: str, marker: str):
     """Open notebook ``key``, run every cell; return the output that holds ``marker`` and the ink
     of its plots as first drawn (see ``assert_plots_drawn``)."""
-    name = NOTEBOOKS[key].name
+    name = served_name(NOTEBOOKS[key])
     lab.open(name)
     lab.run_all_cells()
     errors = lab.cell_errors()
@@ -145,8 +148,10 @@ def assert_plots_drawn(lab: Lab, panel, what: str, reference: list[float]) -> No
         "two threads render one figure.")
 
 
-def test_04_cache_explorer_shows_kv_cache_bytes_of_the_controls(lab, screenshots):
-    panel, first_plots = run_notebook(lab, "04", ".kv-bytes")
+@pytest.mark.parametrize("key", ["04", "zh04"])
+def test_04_cache_explorer_shows_kv_cache_bytes_of_the_controls(lab, screenshots, key):
+    """In English, and in the Chinese twin, whose panel speaks Chinese (symbols such as T stay)."""
+    panel, first_plots = run_notebook(lab, key, ".kv-bytes")
     shown = panel.locator(".kv-bytes").first
     T, dtype = lab.control(panel, "T"), lab.control(panel, "dtype")
     sliders = {name: lab.control(panel, name) for name in ("T", "L", "H_kv", "B", "d_h")}
@@ -179,10 +184,12 @@ def test_04_cache_explorer_shows_kv_cache_bytes_of_the_controls(lab, screenshots
     text = shown.inner_text()
     n = kv_cache_bytes(final["L"], final["B"], final["H_kv"], final["T"], final["d_h"], final["dtype"])
     assert f"{n:,}" in text, (text, final)  # the exact count, with thousands separators
-    assert_plots_drawn(lab, panel, f"04 explorer after T -> {final['T']:,} and dtype -> {new_dtype}",
+    assert_plots_drawn(lab, panel, f"{key} explorer after T -> {final['T']:,} and dtype -> {new_dtype}",
                        first_plots)
+    if key.startswith("zh"):
+        assert CJK.search(text), f"the Chinese twin's explorer should speak Chinese: {text!r}"
 
-    path = screenshots / "04_cache_sizing_explorer.png"
+    path = screenshots / ("04_cache_sizing_explorer.png" if key == "04" else "zh_04_cache_sizing_explorer.png")
     lab.screenshot(panel, path)
     print(f"\nbrowser test: 04 explorer shows {text!r} for {final}; screenshot {path}; "
           f"timings (s) {lab.timings}")

@@ -11,7 +11,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import export_figures  # noqa: E402
 import lesson_facts  # noqa: E402
 
-from utils.course import SERIES, colab_url, github_url  # noqa: E402
+from utils.course import SERIES, colab_url, github_url, notebook_path  # noqa: E402
 
 LESSONS = ROOT / "lessons"
 LANGS = ("en", "zh")
@@ -52,8 +52,9 @@ def _prose(text: str) -> str:
 @pytest.mark.parametrize("lang,nb", ALL, ids=ids)
 def test_lesson_exists_and_links_to_its_notebook(lang, nb):
     text = _read(lang, nb)
-    assert github_url(f"notebooks/{nb}") in text, "link the notebook on GitHub"
-    assert colab_url(nb) in text, "link the notebook on Colab"
+    for notebook_lang in ("en", "zh"):  # both notebooks, the English one and its Chinese twin
+        assert github_url(notebook_path(nb, notebook_lang)) in text, f"link the {notebook_lang} notebook on GitHub"
+        assert colab_url(nb, notebook_lang) in text, f"link the {notebook_lang} notebook on Colab"
 
 
 @pytest.mark.parametrize("lang,nb", ALL, ids=ids)

@@ -1,4 +1,5 @@
-"""Committed notebooks come from a clean top-to-bottom run and share the same header and setup cells."""
+"""Committed notebooks, English and their Chinese twins (notebooks/zh/), come from a clean top-to-bottom run
+and share the same header and setup cells."""
 import json
 import re
 import sys
@@ -13,7 +14,8 @@ import nbformat  # noqa: E402
 
 from utils.course import SERIES, next_notebook  # noqa: E402
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = ENGLISH + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
 
 
@@ -21,11 +23,20 @@ def _load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_notebooks_are_the_series_of_utils_course():
-    assert [p.name for p in NOTEBOOKS] == [name for name, _ in SERIES]
+def _id(path) -> str:
+    return str(path.relative_to(ROOT / "notebooks"))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def _lang(path) -> str:
+    return nbsync.language_of(path)
+
+
+def test_notebooks_are_the_series_of_utils_course_in_both_languages():
+    assert [p.name for p in ENGLISH] == [name for name, _ in SERIES]
+    assert [p.name for p in NOTEBOOKS[len(ENGLISH):]] == [name for name, _ in SERIES], "every notebook has a zh twin"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_committed_from_a_clean_run(path):
     nb = _load(path)
     counts = [c.get("execution_count") for c in nb["cells"] if c["cell_type"] == "code"]
@@ -36,7 +47,7 @@ def test_committed_from_a_clean_run(path):
     assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_has_checked_outputs(path):
     nb = _load(path)
     checked = [c for c in nb["cells"] if c["cell_type"] == "code"
@@ -45,18 +56,19 @@ def test_has_checked_outputs(path):
     assert all(c.get("outputs") for c in checked), "a checked cell must print something"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_badge_and_setup_cell_come_from_utils_course(path):
     nb = nbformat.read(path, as_version=4)
-    assert nbsync.sync(nb, path.name) == [], "run `python tools/nbsync.py`"
+    assert nbsync.sync(nb, path.name, _lang(path)) == [], "run `python tools/nbsync.py`"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_ends_with_summary_questions_and_next_link(path):
     nb = _load(path)
     tail = "\n".join("".join(c["source"]) for c in nb["cells"][-3:] if c["cell_type"] == "markdown")
-    assert re.search(r"summary", tail, re.I), "end with a short summary"
-    assert re.search(r"self-check|check yourself", tail, re.I), "end with self-check questions"
+    summary, questions = (r"小结", r"自测") if _lang(path) == "zh" else (r"summary", r"self-check|check yourself")
+    assert re.search(summary, tail, re.I), "end with a short summary"
+    assert re.search(questions, tail, re.I), "end with self-check questions"
     assert f"({next_notebook(path.name)})" in tail, "link to the next notebook"
 
 

@@ -5,7 +5,7 @@ Usage: python tools/nbsync.py [--check] [NOTEBOOK.ipynb ...]
 Rewrites, in place, the Colab badge line of each notebook's first (title) cell and the whole
 setup cell (the first code cell, starting with "# Course setup"), in English and in the Chinese
 twins of notebooks/zh/ (their badge opens the twin, their setup cell says set_language("zh")),
-and the course-map table of
+each lesson's line of links to its two notebooks, and the course-map table of
 README.md (between its course-map markers) and the engine's reading order with each file's
 length (between its reading-order markers). With --check, changes nothing and exits 1 if
 anything is out of step. `make notebooks` runs it first.
@@ -20,7 +20,7 @@ import nbformat
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
-                          colab_url, notebook_path, setup_cell_source)
+                          colab_url, github_url, notebook_path, setup_cell_source)
 
 README = REPO_ROOT / "README.md"
 MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
@@ -59,6 +59,40 @@ def course_map() -> str:
             f"| [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook, 'zh')}) |"
         )
     return "\n".join(rows)
+
+
+def lesson_links(notebook: str, lang: str) -> str:
+    """A lesson's links line (its first line starting with the Colab badge): both notebooks, its own language first."""
+    colab = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
+    en, zh = notebook_path(notebook, "en"), notebook_path(notebook, "zh")
+    if lang == "zh":
+        return (f"{colab}({colab_url(notebook, 'zh')}) · 中文笔记本：[GitHub 上的 zh/{notebook}]({github_url(zh)}) · "
+                f"英文笔记本：[{notebook}]({github_url(en)})（[在 Colab 中打开]({colab_url(notebook)})）")
+    return (f"{colab}({colab_url(notebook)}) · notebook: [{notebook} on GitHub]({github_url(en)}) · "
+            f"in Chinese: [zh/{notebook}]({github_url(zh)}) ([open in Colab]({colab_url(notebook, 'zh')}))")
+
+
+def sync_lessons(check: bool) -> bool:
+    """Rewrite each lesson's links line; return True if one was out of step."""
+    stale = False
+    for notebook, _ in SERIES:
+        for lang in ("en", "zh"):
+            path = REPO_ROOT / lesson_file(lang, notebook)
+            if not path.exists():
+                continue
+            lines = path.read_text(encoding="utf-8").split("\n")
+            at = next((i for i, line in enumerate(lines) if line.startswith(BADGE_MARKER)), None)
+            want = lesson_links(notebook, lang)
+            if at is None or lines[at] != want:
+                stale = True
+                print(f"{path.relative_to(REPO_ROOT)}: the notebook links line is out of date")
+                if not check:
+                    if at is None:
+                        lines[1:1] = ["", want]
+                    else:
+                        lines[at] = want
+                    path.write_text("\n".join(lines), encoding="utf-8")
+    return stale
 
 
 def reading_order() -> str:
@@ -127,6 +161,7 @@ def main(argv: list[str]) -> int:
     bad = 0
     if not [a for a in argv if a != "--check"]:
         bad += sync_readme(check)
+        bad += sync_lessons(check)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         problems = sync(nb, path.name, language_of(path))

@@ -56,10 +56,16 @@ def _python(source: str) -> str:
 
 class _Blank(ast.NodeTransformer):
     """String constants become "", and an f-string keeps only its fields (in sorted order, so a
-    translation may put them in the order its grammar wants)."""
+    translation may put them in the order its grammar wants). Magics (``%pip ...``) keep their text."""
 
     def visit_Constant(self, node):
         return ast.Constant(value="") if isinstance(node.value, str) else node
+
+    def visit_Call(self, node):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if name in ("run_line_magic", "run_cell_magic", "system", "getoutput"):
+            return node  # a magic or shell line: its text is the code
+        return self.generic_visit(node)
 
     def visit_JoinedStr(self, node):
         fields = [self.visit(v) for v in node.values if isinstance(v, ast.FormattedValue)]

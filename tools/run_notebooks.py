@@ -1,7 +1,8 @@
 """Re-execute course notebooks in place, top to bottom, each from a clean kernel.
 
 Usage: python tools/run_notebooks.py [NOTEBOOK.ipynb ...]
-With no arguments, runs every notebooks/*.ipynb in name order. `make notebooks` calls this.
+With no arguments, runs every notebooks/*.ipynb in name order, then the Chinese twins in
+notebooks/zh/. `make notebooks` calls this.
 
 Outputs are committed, so the written files must be reproducible and small:
 - a cell may run at most CELL_TIMEOUT seconds;
@@ -76,7 +77,8 @@ def run_notebook(path: Path) -> float:
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted((REPO / "notebooks").glob("*.ipynb"))
+    paths = [Path(a) for a in argv] or [*sorted((REPO / "notebooks").glob("*.ipynb")),
+                                        *sorted((REPO / "notebooks" / "zh").glob("*.ipynb"))]
     if not paths:
         print("run_notebooks: no notebooks to run")
         return 0
