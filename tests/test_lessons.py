@@ -94,7 +94,9 @@ def test_figures_are_the_notebooks_own(lang, nb):
     text = _read(lang, nb)
     exported = export_figures.all_figures()
     for target in re.findall(r"\]\(([^)\s]*figures/[^)\s]+\.png)\)", text):
-        name = Path(target).name
+        name = target.split("figures/", 1)[1]
+        if lang == "zh":
+            assert name.startswith("zh/"), f"a Chinese lesson shows the Chinese twin's figure: figures/zh/{name}"
         assert name in exported, f"{name} is not a figure exported from a notebook ('# figure:' marker)"
         assert (lesson_path(lang, nb).parent / target).read_bytes() == exported[name], \
             f"{name} differs from the notebook's output: run tools/export_figures.py"

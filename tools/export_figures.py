@@ -3,7 +3,8 @@
 Usage: python tools/export_figures.py [--check]
 
 A code cell whose source has a line ``# figure: <slug>`` exports its (first) PNG output as
-``lessons/figures/<NN>-<slug>.png``, NN being the notebook's number. The images are taken from
+``lessons/figures/<NN>-<slug>.png``, NN being the notebook's number; the Chinese twins' figures
+(Chinese titles and labels) go to ``lessons/figures/zh/``, for the Chinese lessons. The images are taken from
 the committed outputs, byte for byte; nothing is redrawn. With --check, writes nothing and exits
 1 if a file is missing or differs (tests/test_lessons.py runs the same comparison).
 """
@@ -21,7 +22,8 @@ MARK = re.compile(r"^#\s*figure:\s*([a-z0-9][a-z0-9_-]*)\s*$", re.M)
 
 
 def notebook_figures(path: Path) -> dict[str, bytes]:
-    """``{file name: PNG bytes}`` for the marked cells of one notebook."""
+    """``{path under lessons/figures: PNG bytes}`` for the marked cells of one notebook."""
+    folder = "zh/" if path.parent.name == "zh" else ""
     nb = json.loads(path.read_text(encoding="utf-8"))
     found = {}
     for cell in nb["cells"]:
@@ -34,13 +36,13 @@ def notebook_figures(path: Path) -> dict[str, bytes]:
         if not pngs:
             raise SystemExit(f"{path.name}: cell marked 'figure: {m.group(1)}' has no PNG output")
         png = pngs[0] if isinstance(pngs[0], str) else "".join(pngs[0])
-        found[f"{path.name[:2]}-{m.group(1)}.png"] = base64.b64decode(png)
+        found[f"{folder}{path.name[:2]}-{m.group(1)}.png"] = base64.b64decode(png)
     return found
 
 
 def all_figures() -> dict[str, bytes]:
     out = {}
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for path in [*sorted((ROOT / "notebooks").glob("*.ipynb")), *sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))]:
         out.update(notebook_figures(path))
     return out
 
@@ -53,7 +55,7 @@ def main(argv: list[str]) -> int:
         if not target.exists() or target.read_bytes() != data:
             stale.append(name)
             if not check:
-                FIGURES.mkdir(parents=True, exist_ok=True)
+                target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
     for name in stale:
         print(("stale: " if check else "wrote: ") + f"lessons/figures/{name}")
