@@ -1,4 +1,7 @@
 """Sampling: pure functions of the logits."""
+import warnings
+
+import pytest
 import torch
 
 from utils import sample
@@ -53,3 +56,12 @@ def test_samples_only_from_the_kept_set():
     g = torch.Generator().manual_seed(5)
     picks = {int(sample(LOGITS, 1.5, top_k=3, generator=g)) for _ in range(200)}
     assert picks <= {0, 1, 2} and len(picks) == 3
+
+
+def test_probabilities_passed_as_logits_get_a_warning_naming_the_mistake():
+    probs = torch.softmax(torch.randn(2, 50, generator=torch.Generator().manual_seed(0)), -1)
+    with pytest.warns(UserWarning, match="look like probabilities"):
+        sample(probs, generator=torch.Generator().manual_seed(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sample(torch.log(probs), generator=torch.Generator().manual_seed(0))  # logits: no warning

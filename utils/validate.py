@@ -5,6 +5,7 @@ the argument in the one form the engine uses). None of them computes anything th
 """
 from __future__ import annotations
 
+import warnings
 from typing import Sequence
 
 import torch
@@ -172,6 +173,11 @@ def check_sampling_args(logits, temperature, top_k, top_p) -> None:
         raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
     if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
         raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
+    if logits.shape[-1] > 1 and logits.min() >= 0 and logits.max() <= 1 and \
+            torch.allclose(logits.float().sum(-1), torch.ones(()), atol=1e-3):
+        # softmax(probabilities) is nearly uniform: sampling "works" and is silently wrong
+        warnings.warn("these logits look like probabilities (every row is in [0, 1] and sums to 1); sampling "
+                      "expects logits: pass the model's logits, or torch.log(probs)", stacklevel=3)
 
 
 def eos_set(eos_id) -> set[int]:
