@@ -1,8 +1,9 @@
 """What counts as English left in a Chinese screen: ``english_left(texts)``.
 
 A Chinese label may keep symbols and code names (B, T, H_kv, d_h, ``KVCache``, ``cache_kind``),
-acronyms (TTFT, GQA, KV), units (ms, GiB, FLOP/s), dtypes (float16), model and GPU names, and the
-words the glossary keeps in English in Chinese text (token, logits, softmax). Any other word of
+acronyms (TTFT, GQA, KV), units (ms, GiB, FLOP/s), dtypes (float16), model, GPU and hardware names,
+quoted values ('<BOS> she has'), and the words the glossary keeps in English in Chinese text
+(token, logits, softmax, bug, dropout). Any other word of
 Latin letters is English that was not translated.
 """
 from __future__ import annotations
@@ -11,20 +12,24 @@ import re
 
 from utils.roofline import GPU_ROOFS
 from utils.sizing import MODEL_PRESETS
+from utils.widgets.metrics import HARDWARE_BANDWIDTH_GBPS
 
 KEPT = {
     # the glossary keeps these in Chinese text
-    "token", "logits", "softmax", "top", "argmax",
+    "token", "logits", "softmax", "top", "argmax", "bug", "dropout",
     # units and number words
     "ms", "us", "µs", "ns", "GiB", "MiB", "KiB", "TiB", "GB", "MB", "KB", "TB", "FLOP", "FLOPs", "bytes",
     # code names written in lower case
     "dtype", "float", "bool", "torch", "transformers", "nbval", "max", "min", "diff", "tol", "id", "ids",
     "log", "exp", "inf", "nan", "mean", "sum", "sdpa", "flat", "modules", "dynamic", "static", "eos",
     "generate", "prefill", "decode_step", "update", "crop", "reorder", "mask", "pad", "rope", "none",
-    "True", "False", "None", "utils", "i", "j", "cos", "sin", "repeat_kv",
+    "True", "False", "None", "utils", "i", "j", "cos", "sin", "repeat_kv", "ln",
+    # where the course runs
+    "Jupyter", "JupyterLab", "Colab", "Python", "PyTorch",
 }
 # Model and GPU names are data, the same in every language.
-KEPT |= {w for name in [*MODEL_PRESETS, *(r.name for r in GPU_ROOFS)] for w in re.findall(r"[A-Za-z]+", name)}
+KEPT |= {w for name in [*MODEL_PRESETS, *(r.name for r in GPU_ROOFS), *HARDWARE_BANDWIDTH_GBPS]
+         for w in re.findall(r"[A-Za-z]+", name)}
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_']*")
 
@@ -33,7 +38,7 @@ def is_kept(word: str) -> bool:
     """A symbol, a code name, an acronym or a kept term: allowed in a Chinese label."""
     return (len(word) <= 1 or word in KEPT or word.lower() in KEPT
             or any(ch.isdigit() or ch == "_" for ch in word)       # d_h, H_kv, float16, A100
-            or re.search(r"[a-z][A-Z]", word) is not None           # KVCache, StaticKVCache
+            or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", word) is not None  # KVCache, StaticKVCache
             or (word.isupper() and len(word) <= 6))                 # TTFT, GQA, KV, GPU
 
 
@@ -42,6 +47,7 @@ def english_left(texts) -> list[str]:
     left = []
     for text in texts:
         text = re.sub(r"`[^`]*`", "", str(text))            # code in backticks
+        text = re.sub(r"'[^'\n]*'", "", text)               # a quoted value (course words, a stop string)
         text = re.sub(r"<[^>]+>|&\w+;", " ", text)          # HTML tags and entities
         left += [f"{w!r} in {text.strip()[:80]!r}" for w in WORD.findall(text) if not is_kept(w)]
     return left

@@ -15,11 +15,13 @@ from __future__ import annotations
 import difflib
 import inspect
 import textwrap
+import unicodedata
 from dataclasses import dataclass
 
 import torch
 
 from .generate import decode_step, prefill
+from .i18n import tr
 from .recompute import TOL, RecomputeReport, compare_with_recompute  # TOL: the course's one tolerance
 
 N_STEPS = 6  # decode steps each bug check runs
@@ -54,18 +56,20 @@ class Outcome:
     def short(self) -> str:
         """Like ``summary``, shorter (for tables)."""
         if self.error is not None:
-            return f"raises at step {self.error_step}"
+            return tr("raises at step {step}", step=self.error_step)
         r = self.report
-        return "OK" if r.ok else f"step {r.first_bad_step} (pos {r.first_bad_position})"
+        if r.ok:
+            return tr("OK")
+        return tr("step {step} (pos {position})", step=r.first_bad_step, position=r.first_bad_position)
 
     def summary(self) -> str:
         """One deterministic line (no float values): what happened and where."""
         if self.error is not None:
-            return f"raises {self.error.split(':')[0]} at step {self.error_step}"
+            return tr("raises {error} at step {step}", error=self.error.split(':')[0], step=self.error_step)
         r = self.report
         if r.ok:
-            return f"OK: {len(r.max_diffs)} steps equal within {r.tol:g}"
-        return f"diverges at step {r.first_bad_step} (position {r.first_bad_position})"
+            return tr("OK: {n} steps equal within {tol:g}", n=len(r.max_diffs), tol=r.tol)
+        return tr("diverges at step {step} (position {position})", step=r.first_bad_step, position=r.first_bad_position)
 
 
 def run_check(model, ids: torch.Tensor, n_steps: int = N_STEPS, *, tol: float = TOL, **kwargs) -> Outcome:
@@ -115,17 +119,26 @@ def table(results, hashes: dict[str, str] | None = None) -> str:
     ``hashes`` (from ``bugs.use_cache_hashes``) a last row checks the belief that ``use_cache``
     changes weights. Whether every fix passes is a claim: the notebook checks it, not the table.
     """
-    head = ("bug", "symptom", "cause", "check / fix", "first divergence")
-    rows = [(b.title, b.symptom, b.cause, b.check, broken.short()) for b, broken, _ in results]
+    head = tuple(tr(h) for h in ("bug", "symptom", "cause", "check / fix", "first divergence"))
+    rows = [(tr(b.title), tr(b.symptom), tr(b.cause), tr(b.check), broken.short()) for b, broken, _ in results]
     if hashes is not None:
-        rows.append(("use_cache changes weights?", "none: a myth", "cache holds activations",
-                     "hash the state_dict", f"hashes equal: {len(set(hashes.values())) == 1}"))
+        myth = ("use_cache changes weights?", "none: a myth", "cache holds activations", "hash the state_dict")
+        rows.append((*map(tr, myth), tr("hashes equal: {equal}", equal=len(set(hashes.values())) == 1)))
     return text_table(head, rows)
 
 
 def text_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """Rows of strings as an aligned text table under ``head`` (the bug table, a mystery's probe)."""
-    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    fmt = " | ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*head), "-+-".join("-" * w for w in widths)] + [fmt.format(*r).rstrip() for r in rows]
+    """Rows of strings as an aligned text table under ``head`` (the bug table, a mystery's probe).
+
+    Widths count display columns: a Chinese character takes two in a monospace font."""
+    widths = [max(_width(r[i]) for r in rows + [head]) for i in range(len(head))]
+
+    def line(cells) -> str:
+        return " | ".join(c + " " * (w - _width(c)) for c, w in zip(cells, widths))
+    lines = [line(head), "-+-".join("-" * w for w in widths)] + [line(r).rstrip() for r in rows]
     return "\n".join(lines)
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a monospace font (wide East Asian characters count two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

@@ -23,11 +23,17 @@ from . import bugs
 from .bug_lab import text_table
 from .cache import KVCache
 from .generate import decode_step, prefill
+from .i18n import tr
 from .validate import check_int
 
 # The words a diagnosis may use, and the catalogue bug each one names.
 VOCABULARY = {"position": "positions", "mask": "mask", "axis": "concat_axis", "padding": "padding",
               "dropout": "dropout", "layer0": "layer0", "refeed": "refeed", "beam": "beam"}
+# Chinese words a learner may answer with, in either language: each stands for one word of VOCABULARY.
+ALIASES = {"位置": "position", "位置编号": "position", "掩码": "mask", "注意力掩码": "mask", "轴": "axis",
+           "拼接轴": "axis", "拼接维度": "axis", "维度": "axis", "填充": "padding", "左填充": "padding",
+           "随机失活": "dropout", "第0层": "layer0", "重复喂入": "refeed", "重新喂入": "refeed", "重复输入": "refeed",
+           "束搜索": "beam", "束": "beam"}
 
 
 @dataclass(frozen=True)
@@ -95,26 +101,31 @@ _tries: dict[int, set[str]] = {}
 
 
 def diagnose(n: int, guess: str) -> bool:
-    """Name mystery ``n`` with one word of ``VOCABULARY``. A wrong guess says so; after two different
-    wrong guesses you get a hint, after three the answer. Returns True when the guess is right."""
+    """Name mystery ``n`` with one word of ``VOCABULARY`` (or a Chinese word of ``ALIASES``). A wrong guess
+    says so; after two different wrong guesses you get a hint, after three the answer. Returns True when the
+    guess is right."""
     m = mystery(n)
     word = guess.strip().lower().replace(" ", "").replace("_", "") if isinstance(guess, str) else guess
+    word = ALIASES.get(word, word)
     if word not in VOCABULARY:
         raise ValueError(f"diagnose({n}, {guess!r}): name the bug with one of {sorted(VOCABULARY)}")
     bug = bugs.BUG_BY_KEY[VOCABULARY[m._answer]]
+    title, cause = tr(bug.title), tr(bug.cause)
     if word == m._answer:
         _tries.pop(n, None)
-        print(f"✓ mystery {n} is '{word}': {bug.title}. Cause: {bug.cause}; check: {bug.check}.")
+        print(tr("✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.",
+                 n=n, word=word, title=title, cause=cause, check=tr(bug.check)))
         return True
     tried = _tries.setdefault(n, set())
     tried.add(word)  # the same wrong word again (a cell run twice) does not count twice
     if len(tried) >= 3:
-        print(f"✗ not '{word}'. Mystery {n} is '{m._answer}': {bug.title} ({bug.cause}). "
-              "Its broken and fixed code are in the catalogue below.")
+        print(tr("✗ not '{word}'. Mystery {n} is '{answer}': {title} ({cause}). "
+                 "Its broken and fixed code are in the catalogue below.",
+                 word=word, n=n, answer=m._answer, title=title, cause=cause))
     elif len(tried) == 2:
-        print(f"✗ not '{word}'. Hint: {m._hint}")
+        print(tr("✗ not '{word}'. Hint: {hint}", word=word, hint=tr(m._hint)))
     else:
-        print(f"✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?")
+        print(tr("✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?", word=word))
     return False
 
 
@@ -135,13 +146,15 @@ class Probe:
 
     rows: list[dict]
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # the rows' values stay as they are; only what is printed is translated
         def cells(r: dict) -> tuple[str, ...]:
             join = lambda xs: " / ".join(str(x) for x in xs)  # noqa: E731
-            return (r["pass"], str(r["tokens_fed"]), join(r["last_position"]), f"{join(r['keys_seen'])} of {r['keys']}",
+            step = r["pass"].removeprefix("step ")
+            return (tr("prefill") if step == "prefill" else tr("step {n}", n=step), str(r["tokens_fed"]),
+                    join(r["last_position"]), tr("{seen} of {keys}", seen=join(r["keys_seen"]), keys=r["keys"]),
                     str(r["seq_len"]), str(r["k_layer0"]), str(r["k_layer1"]),
-                    {True: "yes", False: "no", None: "-"}[r["layer1_reads_own"]])
-        return text_table(PROBE_HEAD, [cells(r) for r in self.rows])
+                    {True: tr("yes"), False: tr("no"), None: "-"}[r["layer1_reads_own"]])
+        return text_table(tuple(map(tr, PROBE_HEAD)), [cells(r) for r in self.rows])
 
     __repr__ = __str__
 

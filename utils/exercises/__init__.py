@@ -16,9 +16,10 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..i18n import tr
 from ..mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
-from .judges import Case, Exercise, is_form_problem
+from .judges import Case, Exercise, FormProblem, is_form_problem
 
 __all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
            "diagnose", "mystery", "VOCABULARY"]
@@ -73,12 +74,13 @@ def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
             report.written = False
             return report
         except Exception as err:  # the learner's code: show it, never a traceback
-            report.cases.append(CaseResult(case.words, False, f"your function raised {_short_error(err)}"))
+            report.cases.append(CaseResult(case.words, False, tr("your function raised {error}",
+                                                                 error=_short_error(err))))
             continue
         try:
             problem = case.judge(got)
         except Exception as err:  # a result of the wrong kind (a list for a tensor, ...)
-            problem = f"could not compare what came back ({_short_error(err)})"
+            problem = FormProblem(tr("could not compare what came back ({error})", error=_short_error(err)))
         report.cases.append(CaseResult(case.words, problem is None, problem or ""))
     return report
 
@@ -89,20 +91,24 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
     report = run(exercise_id, fn)
     ex = EXERCISES[exercise_id]
     if not report.written:
-        print(f"{exercise_id}: not written yet: your turn (replace `raise NotImplementedError`, then run this cell again)")
+        print(tr("{id}: not written yet: your turn (replace `raise NotImplementedError`, then run this cell again)",
+                 id=exercise_id))
         return report
-    for c in report.cases:
-        print(f"  {'✓' if c.ok else '✗'} {c.words}" + ("" if c.ok else f": {c.message}"))
+    for c in report.cases:  # a case's words and hints are English keys, shown in the current language
+        words = tr(c.words)
+        print(f"  ✓ {words}" if c.ok else "  ✗ " + tr("{case}: {problem}", case=words, problem=c.message))
     failed = [c for c in report.cases if not c.ok]
     if failed:
-        summary = f"{exercise_id}: {len(report.cases) - len(failed)}/{len(report.cases)} cases pass."
+        n_ok = len(report.cases) - len(failed)
+        summary = tr("{id}: {n_ok}/{n} cases pass.", id=exercise_id, n_ok=n_ok, n=len(report.cases))
         if is_form_problem(failed[0].message):  # a type or shape slip: the idea hint would send you elsewhere
-            print(f"{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.")
+            print(tr("{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.",
+                     summary=summary))
         else:
             hint = next((case.hint for case in ex.cases() if case.words == failed[0].words and case.hint), ex.hint)
-            print(f"{summary} Hint: {hint}")
+            print(tr("{summary} Hint: {hint}", summary=summary, hint=tr(hint)))
     else:
-        print(f"{exercise_id}: all {len(report.cases)} cases pass.")
+        print(tr("{id}: all {n} cases pass.", id=exercise_id, n=len(report.cases)))
     return report
 
 

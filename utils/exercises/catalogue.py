@@ -10,8 +10,10 @@ from typing import Any, Callable
 
 import torch
 
+from ..i18n import tr
 from . import solutions as S
-from .judges import Case, Exercise, call_with, is_form_problem, make_case, same_pair, same_tensor, seeded_randn
+from .judges import (Case, Exercise, FormProblem, call_with, is_form_problem, make_case, same_pair, same_tensor,
+                     seeded_randn)
 
 
 # --- 01 · the attention block --------------------------------------------------------------------
@@ -48,8 +50,9 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
             if not torch.equal(got[b], expected[b]):
                 last = int(mask[b].nonzero().max())
                 same = [t for t in range(logits.shape[1]) if torch.equal(got[b], logits[b, t])]
-                which = f"the logits of position {same[0]}" if same else "logits of no position"
-                return f"row {b}: you returned {which}; its last real token is at {last}"
+                which = tr("the logits of position {t}", t=same[0]) if same else tr("logits of no position")
+                return tr("row {b}: you returned {which}; its last real token is at {last}",
+                          b=b, which=which, last=last)
         return problem
     return judge
 
@@ -68,17 +71,18 @@ def _positions_judge(mask: torch.Tensor) -> Callable[[Any], str | None]:
     expected = S.prefill_positions(mask)
 
     def judge(got) -> str | None:
-        if not isinstance(got, torch.Tensor):
-            return f"expected a tensor, got {type(got).__name__}"
-        if tuple(got.shape) != tuple(mask.shape):
-            return f"expected shape {list(mask.shape)}, got {list(got.shape)}"
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(mask.shape):
+            return same_tensor(expected)(got)  # names the type or the shape
         if got.is_floating_point() or got.dtype == torch.bool:
-            return f"positions index the RoPE tables: expected an integer dtype, got {got.dtype}"
+            return FormProblem(tr("positions index the RoPE tables: expected an integer dtype, got {dtype}",
+                                  dtype=got.dtype))
         real = mask.bool()
         if not torch.equal(got[real], expected[real]):
-            return f"at the real tokens expected {expected.masked_fill(~real, -1).tolist()} (-1: padding), got {got.tolist()}"
+            return tr("at the real tokens expected {expected} (-1: padding), got {got}",
+                      expected=expected.masked_fill(~real, -1).tolist(), got=got.tolist())
         if bool(((got < 0) | (got >= mask.shape[1]))[~real].any()):
-            return f"a padding column needs a valid position in [0, {mask.shape[1]}), got {got.tolist()}"
+            return tr("a padding column needs a valid position in [0, {T}), got {got}",
+                      T=mask.shape[1], got=got.tolist())
         return None
     return judge
 
@@ -142,13 +146,14 @@ def _decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
 def _decode_judge(V: int) -> Callable[[Any], str | None]:
     def judge(got) -> str | None:
         if isinstance(got, torch.Tensor):
-            return f"expected logits of shape [2, {V}], got {list(got.shape)}"
+            return FormProblem(tr("expected logits of shape [2, {V}], got {shape}", V=V, shape=list(got.shape)))
         if not isinstance(got, list):
-            return f"expected a logits tensor, got {type(got).__name__}"
+            return FormProblem(tr("expected a logits tensor, got {type}", type=type(got).__name__))
         from ..recompute import TOL
 
         bad = next((i for i, d in enumerate(got) if not d <= TOL), None)
-        return None if bad is None else f"step {bad + 1}: max |your logits - decode_step| = {got[bad]:.3g} > TOL = {TOL:g}"
+        return None if bad is None else tr("step {step}: max |your logits - decode_step| = {diff:.3g} > TOL = {tol:g}",
+                                           step=bad + 1, diff=got[bad], tol=TOL)
     return judge
 
 
@@ -252,7 +257,8 @@ def _window_cases() -> list[Case]:
         def judge(got):  # a wrong length on the time axis is the idea going wrong, not a slip of form
             if isinstance(got, torch.Tensor) and got.dim() == 4 and got.shape[:2] == expected.shape[:2] \
                     and got.shape[2] != expected.shape[2]:
-                return f"the result holds {got.shape[2]} positions; it should hold min(W' + 1, window) = {expected.shape[2]}"
+                return tr("the result holds {n} positions; it should hold min(W' + 1, window) = {want}",
+                          n=got.shape[2], want=expected.shape[2])
             return form(got)
         return Case(words, call_with(cache_k, new, window), judge, hint)
     return [case("from empty, window 4", None, 4, "before the first token cache_k is None: the result is k_new"),
@@ -270,18 +276,23 @@ def _recompute_case(words: str, model_fn: Callable, hint: str) -> Case:
         ids = torch.randint(1, model.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(13))  # B = 2
 
         def step(model, token_ids, cache):  # the contract's shape, checked at every step
-            logits = fn(model, token_ids, cache)
-            if not isinstance(logits, torch.Tensor) or tuple(logits.shape) != (2, model.cfg.vocab_size):
-                got = list(logits.shape) if isinstance(logits, torch.Tensor) else type(logits).__name__
-                raise ValueError(f"expected logits of shape [B, V] = [2, {model.cfg.vocab_size}], got {got}")
+            logits, V = fn(model, token_ids, cache), model.cfg.vocab_size
+            if not isinstance(logits, torch.Tensor):  # raised for the check to report: the learner reads it
+                raise ValueError(tr("expected logits of shape [B, V] = [2, {V}], got {type}",
+                                    V=V, type=type(logits).__name__))
+            if tuple(logits.shape) != (2, V):
+                raise ValueError(tr("expected logits of shape [B, V] = [2, {V}], got {shape}",
+                                    V=V, shape=list(logits.shape)))
             return logits
         return run_check(model, ids, step_fn=step)
 
     def judge(outcome) -> str | None:
         if outcome.ok:
             return None
-        detail = f": {outcome.error}" if outcome.error else ""  # the error itself is what the learner needs
-        return f"compare_with_recompute: {outcome.summary()}{detail}"
+        if outcome.error:  # the error itself is what the learner needs; an error is a slip of form
+            return FormProblem(tr("compare_with_recompute: {summary}: {error}",
+                                  summary=outcome.summary(), error=outcome.error))
+        return tr("compare_with_recompute: {summary}", summary=outcome.summary())
     return Case(words, run, judge, hint)
 
 

@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import torch
 
+from ..i18n import tr
+
 
 @dataclass
 class Case:
@@ -27,31 +29,36 @@ class Exercise:
     hint: str
 
 
+class FormProblem(str):
+    """A problem of form (type, shape, dtype), not of the idea: ``check`` answers it with the form hint."""
+
+
 def _fmt(x) -> str:
     if isinstance(x, torch.Tensor):
         if x.numel() <= 24:
             return f"{(x.double() * 1000).round().div(1000).tolist() if x.is_floating_point() else x.tolist()}"
-        return f"a {list(x.shape)} {str(x.dtype).replace('torch.', '')} tensor"
+        return tr("a {shape} {dtype} tensor", shape=list(x.shape), dtype=str(x.dtype).replace('torch.', ''))
     return repr(x)
 
 
 def same_tensor(expected: torch.Tensor, atol: float = 0.0) -> Callable[[Any], str | None]:
     def judge(got) -> str | None:
         if not isinstance(got, torch.Tensor):
-            return f"expected a tensor, got {type(got).__name__}"
+            return FormProblem(tr("expected a tensor, got {type}", type=type(got).__name__))
         if tuple(got.shape) != tuple(expected.shape):
-            return f"expected shape {list(expected.shape)}, got {list(got.shape)}"
+            return FormProblem(tr("expected shape {expected}, got {got}",
+                                  expected=list(expected.shape), got=list(got.shape)))
         if expected.dtype == torch.bool and got.dtype != torch.bool:
-            return f"expected a bool tensor, got dtype {got.dtype}"
+            return FormProblem(tr("expected a bool tensor, got dtype {dtype}", dtype=got.dtype))
         a, b = got.double(), expected.double()
         same_inf = torch.isinf(a) == torch.isinf(b)
         close = torch.isclose(a, b, atol=atol, rtol=0) | (torch.isinf(a) & torch.isinf(b) & (a == b))
         if bool(close.all()) and bool(same_inf.all()):
             return None
         if expected.numel() <= 24:
-            return f"expected {_fmt(expected)}, got {_fmt(got)}"
-        bad = int((~close).sum())
-        return f"{bad} of {expected.numel()} values differ (max |diff| {float((a - b).abs().nan_to_num(math.inf).max()):.3g})"
+            return tr("expected {expected}, got {got}", expected=_fmt(expected), got=_fmt(got))
+        return tr("{bad} of {n} values differ (max |diff| {diff:.3g})", bad=int((~close).sum()), n=expected.numel(),
+                  diff=float((a - b).abs().nan_to_num(math.inf).max()))
     return judge
 
 
@@ -59,31 +66,38 @@ def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
     def judge(got) -> str | None:
         if isinstance(expected, tuple):
             if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-                return f"expected {len(expected)} values {expected!r}, got {got!r}"
+                return FormProblem(tr("expected {n} values {expected!r}, got {got!r}",
+                                      n=len(expected), expected=expected, got=got))
             problems = [same_value(e, rel)(g) for e, g in zip(expected, got)]
-            return next((f"expected {expected!r}, got {tuple(got)!r}" for p in problems if p), None)
+            return next((_expected_got(expected, tuple(got)) for p in problems if p), None)
         if expected is None:
-            return None if got is None else f"expected None, got {got!r}"
+            return None if got is None else tr("expected None, got {got!r}", got=got)
         if isinstance(expected, float):
             ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=rel)
-            return None if ok else f"expected {expected:.6g}, got {got!r}"
+            return None if ok else tr("expected {expected:.6g}, got {got!r}", expected=expected, got=got)
         if isinstance(expected, int) and not isinstance(expected, bool):
             if isinstance(got, numbers.Integral) and not isinstance(got, bool):  # numpy ints are fine
-                return None if int(got) == expected else f"expected {expected!r}, got {int(got)!r}"
+                return None if int(got) == expected else _expected_got(expected, int(got))
             if isinstance(got, numbers.Real) and got == expected:
-                return f"right value, but an int is expected (got {type(got).__name__}: use // to stay in integers)"
-            return f"expected {expected!r}, got {got!r}"
-        return None if (type(got) is type(expected) and got == expected) else f"expected {expected!r}, got {got!r}"
+                return FormProblem(tr("right value, but an int is expected (got {type}: use // to stay in integers)",
+                                      type=type(got).__name__))
+            return _expected_got(expected, got)
+        return None if (type(got) is type(expected) and got == expected) else _expected_got(expected, got)
     return judge
 
 
+def _expected_got(expected, got) -> str:
+    return tr("expected {expected!r}, got {got!r}", expected=expected, got=got)
+
+
 # Problems of form (type, shape, dtype): the idea hint would mislead, so ``check`` gives none for them.
+# The judges mark theirs (``FormProblem``, in any language); these catch them in an error's own text.
 FORM_PROBLEMS = ("expected a ", "expected shape", "dtype", "right value, but", "expected logits of shape",
                  "expected 2 values", "expected 3 values", "could not compare", ": raises ")
 
 
 def is_form_problem(message: str) -> bool:
-    return any(m in message for m in FORM_PROBLEMS)
+    return isinstance(message, FormProblem) or any(m in message for m in FORM_PROBLEMS)
 
 
 def call_with(*args) -> Callable[[Callable], Any]:
@@ -102,9 +116,16 @@ def same_pair(expected: tuple[torch.Tensor, torch.Tensor]) -> Callable[[Any], st
 
     def judge(got) -> str | None:
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return f"expected a pair (K, V), got {type(got).__name__}"
-        return jk(got[0]) and f"K: {jk(got[0])}" or jv(got[1]) and f"V: {jv(got[1])}"
+            return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
+        return _of("K", jk(got[0])) or _of("V", jv(got[1]))
     return judge
+
+
+def _of(tensor: str, problem: str | None) -> str | None:
+    """``problem`` named after the tensor it is about ("K: ..."), still a form problem if it was one."""
+    if problem is None:
+        return None
+    return type(problem)(tr("{tensor}: {problem}", tensor=tensor, problem=problem))
 
 
 def seeded_randn(*shape, seed=0) -> torch.Tensor:

@@ -1,3 +1,258 @@
-"""Chinese catalogue part: exercises (see utils/i18n/__init__.py)."""
+"""Chinese catalogue part: the exercises' feedback, the mystery lab and the bug lab (see utils/i18n/__init__.py).
 
-MESSAGES: dict[str, str] = {}
+Code names stay as they are; code inside a Chinese sentence sits in backticks (`dim=2`, `model.eval()`).
+"""
+
+MESSAGES: dict[str, str] = {
+    # --- utils/exercises/__init__.py: check() and run() ------------------------------------------
+    "{id}: not written yet: your turn (replace `raise NotImplementedError`, then run this cell again)":
+        "{id}：还没有写：轮到你了（把 `raise NotImplementedError` 换成你的实现，再运行这个单元格）",
+    "{case}: {problem}": "{case}：{problem}",
+    "{id}: {n_ok}/{n} cases pass.": "{id}：{n_ok}/{n} 个用例通过。",
+    "{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.":
+        "{summary}提示：先按函数约定返回正确的类型、形状和 dtype，再运行一次。",
+    "{summary} Hint: {hint}": "{summary}提示：{hint}",
+    "{id}: all {n} cases pass.": "{id}：全部 {n} 个用例通过。",
+    "your function raised {error}": "你的函数抛出了 {error}",
+    "could not compare what came back ({error})": "无法比较返回的结果（{error}）",
+
+    # --- utils/exercises/judges.py: what was expected, what came back ----------------------------
+    "a {shape} {dtype} tensor": "一个 {shape} 的 {dtype} 张量",
+    "expected a tensor, got {type}": "应返回张量，实际是 `{type}`",
+    "expected shape {expected}, got {got}": "形状应为 {expected}，实际是 {got}",
+    "expected a bool tensor, got dtype {dtype}": "应返回 bool 张量，实际的 dtype 是 {dtype}",
+    "expected {expected}, got {got}": "应为 {expected}，实际是 {got}",
+    "expected {expected!r}, got {got!r}": "应为 {expected!r}，实际是 {got!r}",
+    "expected {expected:.6g}, got {got!r}": "应为 {expected:.6g}，实际是 {got!r}",
+    "expected None, got {got!r}": "应为 None，实际是 {got!r}",
+    "expected {n} values {expected!r}, got {got!r}": "应返回 {n} 个值 {expected!r}，实际是 {got!r}",
+    "{bad} of {n} values differ (max |diff| {diff:.3g})": "{n} 个值里有 {bad} 个不对（max |diff| {diff:.3g}）",
+    "right value, but an int is expected (got {type}: use // to stay in integers)":
+        "数值对了，但应返回 `int`（实际是 `{type}`：用 // 保持整数运算）",
+    "expected a pair (K, V), got {type}": "应返回一对 (K, V)，实际是 `{type}`",
+    "{tensor}: {problem}": "{tensor}：{problem}",
+
+    # --- utils/exercises/catalogue.py: the exercises' own judges ---------------------------------
+    "the logits of position {t}": "位置 {t} 的 logits",
+    "logits of no position": "不属于任何位置的 logits",
+    "row {b}: you returned {which}; its last real token is at {last}":
+        "第 {b} 行：你返回的是{which}，而这一行最后一个真实 token 在位置 {last}",
+    "positions index the RoPE tables: expected an integer dtype, got {dtype}":
+        "位置要用来索引 RoPE 表：dtype 应为整数类型，实际是 {dtype}",
+    "at the real tokens expected {expected} (-1: padding), got {got}":
+        "真实 token 处应为 {expected}（-1 表示填充），实际是 {got}",
+    "a padding column needs a valid position in [0, {T}), got {got}":
+        "填充列也需要 [0, {T}) 内的有效位置，实际是 {got}",
+    "expected logits of shape [2, {V}], got {shape}": "logits 的形状应为 [2, {V}]，实际是 {shape}",
+    "expected a logits tensor, got {type}": "应返回 logits 张量，实际是 `{type}`",
+    "step {step}: max |your logits - decode_step| = {diff:.3g} > TOL = {tol:g}":
+        "第 {step} 步：max |你的 logits - decode_step| = {diff:.3g} > TOL = {tol:g}",
+    "the result holds {n} positions; it should hold min(W' + 1, window) = {want}":
+        "结果里有 {n} 个位置，应为 `min(W' + 1, window)` = {want} 个",
+    "expected logits of shape [B, V] = [2, {V}], got {type}": "logits 的形状应为 [B, V] = [2, {V}]，实际是 `{type}`",
+    "expected logits of shape [B, V] = [2, {V}], got {shape}": "logits 的形状应为 [B, V] = [2, {V}]，实际是 {shape}",
+    "compare_with_recompute: {summary}: {error}": "compare_with_recompute：{summary}：{error}",
+    "compare_with_recompute: {summary}": "compare_with_recompute：{summary}",
+
+    # --- the cases (what the learner reads next to ✓ or ✗) and the hints, by exercise -------------
+    # 01.causal_mask
+    "prefill: T_new=4, T_past=0": "预填充（T_new=4，T_past=0）",
+    "decode: T_new=1, T_past=5": "解码（T_new=1，T_past=5）",
+    "a chunk: T_new=3, T_past=2": "分块（T_new=3，T_past=2）",
+    "first token: T_new=1, T_past=0": "第一个 token（T_new=1，T_past=0）",
+    "new row i is the token at position T_past + i: it sees keys 0 ... T_past + i":
+        "新的第 i 行是位置 T_past + i 上的 token：它能看到键 0 … T_past + i",
+    "row i is the query at position T_past + i": "第 i 行是位置 T_past + i 上的查询",
+    # 01.repeat_kv
+    "GQA: B=2, H_kv=3, n_rep=2": "GQA（B=2，H_kv=3，n_rep=2）",
+    "MHA: n_rep=1 changes nothing": "MHA，n_rep=1 时什么都不变",
+    "MQA: H_kv=1, n_rep=4": "MQA（H_kv=1，n_rep=4）",
+    "query head h reads K/V head h // n_rep: the copies of one head sit side by side":
+        "查询头 h 读的是 K/V 头 h // n_rep：同一个头的几份副本要挨在一起",
+    "query head h reads K/V head h // n_rep": "查询头 h 读的是 K/V 头 h // n_rep",
+    # 02.last_valid_logits
+    "left-padded rows (B=3, T=5, V=7)": "左填充的批（B=3，T=5，V=7）",
+    "right-padded rows": "右填充的批",
+    "with right padding the last real token is not in the last column: find each row's last 1":
+        "右填充时，最后一个真实 token 不在最后一列：找出每行掩码里的最后一个 1",
+    "each row's last position whose mask is 1": "每行掩码为 1 的最后一个位置",
+    # 02.prefill_positions
+    "no padding (B=1, T=4)": "没有填充（B=1，T=4）",
+    "left padding: 0, 2 and 1 pads": "左填充，三行分别有 0、2、1 个填充",
+    "a row's first real token is position 0, however many pads come before it":
+        "每行第一个真实 token 的位置都是 0，不管它前面有多少个填充",
+    "count each row's real tokens": "逐行数真实 token",
+    # 03.cache_update
+    "from empty: the first 3 positions": "从空缓存开始，写入前 3 个位置",
+    "T_new = 1 after 3 cached": "已缓存 3 个位置，T_new = 1",
+    "T_new = 2 after 3 cached": "已缓存 3 个位置，T_new = 2",
+    "an empty cache (None) simply becomes the new K and V": "空缓存（None）直接变成新的 K 和 V",
+    "the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2":
+        "缓存布局是 [B, H_kv, T, d_h]：新位置接在时间维上，即 `dim=2`",
+    "concatenate on the time axis": "在时间维上拼接",
+    # 03.decode_step
+    "course model (GQA), B=2, 16 steps": "课程模型（GQA），B=2，16 步",
+    "random MQA model, B=2, 16 steps": "随机 MQA 模型，B=2，16 步",
+    "the new token's position is the cache length: read it once, before layer 0 appends; "
+    "append k, v with cache.update(layer, k, v) before attending":
+        "新 token 的位置就是缓存长度：在第 0 层追加之前读一次；每层先用 `cache.update(layer, k, v)` 追加 k、v，"
+        "再做注意力",
+    "the new token's position is the cache length": "新 token 的位置就是缓存长度",
+    # 04.kv_bytes_from_config
+    "Llama-3-8B (GQA), T=4096, B=1, float16": "Llama-3-8B（GQA），T=4096，B=1，float16",
+    "Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16":
+        "Llama-2-7B，配置里没有 num_key_value_heads（MHA），T=2048，B=2，bfloat16",
+    "Gemma-2-9B: head_dim given, T=8192, B=1, float32": "Gemma-2-9B，配置给出了 head_dim，T=8192，B=1，float32",
+    "Llama-3-8B, int8 cache, T=1000, B=4": "Llama-3-8B，int8 缓存，T=1000，B=4",
+    "2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads":
+        "2 x L x B x H_kv x T x d_h x 每个数的字节数：K 和 V 都要算，头数只算 K/V 头",
+    "a config without num_key_value_heads is MHA: H_kv = H": "配置里没有 num_key_value_heads 就是 MHA：H_kv = H",
+    "when head_dim is in the config, use it: it is not always C / H": "配置里有 head_dim 就用它：它不一定等于 C / H",
+    "2 x L x B x H_kv x T x d_h x bytes": "2 x L x B x H_kv x T x d_h x 每个数的字节数",
+    # 04.max_requests
+    "Llama-3-8B, T=8192, 20.7 GiB free, float16": "Llama-3-8B，T=8192，空闲 20.7 GiB，float16",
+    "Gemma-2-9B, T=4096, 10 GB free, bfloat16": "Gemma-2-9B，T=4096，空闲 10 GB，bfloat16",
+    "less than one request": "连一个请求都放不下",
+    "only whole requests fit: round down": "只能放下整数个请求：向下取整",
+    "free bytes over one request's cache bytes, rounded down": "空闲字节数除以单个请求的缓存字节数，向下取整",
+    # 05.top_p
+    "p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens": "p=0.7，0.5 + 0.25 越过了 0.7，所以保留两个 token",
+    "p=0.8: three tokens (0.5 + 0.25 + 0.125)": "p=0.8，保留三个 token（0.5 + 0.25 + 0.125）",
+    "p=0.3: the top token alone already reaches p": "p=0.3，概率最高的 token 单独就已达到 p",
+    "p=1.0 keeps every token": "p=1.0 保留所有 token",
+    "keep the most likely tokens until their mass reaches p, including the token that crosses p":
+        "按概率从高到低保留 token，直到累计概率达到 p；越过 p 的那个 token 也要保留",
+    "never empty: the most likely token is always kept": "结果不能为空：概率最高的 token 总要保留",
+    "the token that crosses p is kept": "越过 p 的那个 token 要保留",
+    # 05.stop_text
+    "the stop string spans two tokens": "停止字符串横跨两个 token",
+    "the later-listed string occurs first": "列在后面的停止字符串先出现",
+    "no stop string occurs": "没有出现任何停止字符串",
+    "the text starts with a stop string": "文本以停止字符串开头",
+    "search the decoded text for the whole string; it may cover several tokens":
+        "在解码出的文本里查找整个字符串；它可能横跨好几个 token",
+    "cut at the earliest occurrence of any stop string, whichever is listed first":
+        "在所有停止字符串中最早出现的位置截断，与它们在列表里的先后无关",
+    "return None when no stop string occurs": "没有出现停止字符串时返回 None",
+    "the earliest stop string wins": "以最早出现的停止字符串为准",
+    # 06.ttft_tpot
+    "request at 10.0 s, four tokens": "请求在 10.0 s 到达，四个 token",
+    "one token only: no TPOT": "只有一个 token，没有 TPOT",
+    "a long wait in the queue": "在队列里等了很久",
+    "TTFT counts from the request; TPOT = (last - first) / (n - 1)":
+        "TTFT 从请求到达时算起；TPOT = (最后一个 token 的时刻 - 第一个 token 的时刻) / (n - 1)",
+    "n = 1 gives TPOT None": "n = 1 时 TPOT 为 None",
+    "TTFT from the request, TPOT over the n - 1 gaps": "TTFT 从请求算起，TPOT 是 n - 1 个间隔的平均",
+    # 06.itl_p95
+    "seven tokens, one stall": "七个 token，中间卡顿一次",
+    "two tokens: one gap": "两个 token，只有一个间隔",
+    "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
+        "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",
+    "gaps between consecutive tokens": "相邻 token 之间的间隔",
+    # 07.fix_position, 07.fix_mask
+    "course model, 6 decode steps": "课程模型，解码 6 步",
+    "random MQA model, 6 decode steps": "随机 MQA 模型，解码 6 步",
+    "the new token's position is the number of tokens the cache already holds":
+        "新 token 的位置等于缓存里已有的 token 数",
+    "position = cache length": "位置 = 缓存长度",
+    "the one new query sits after every cached key: its mask row [1, S] must let it see all S keys":
+        "唯一的新查询排在所有缓存键之后：它的掩码 [1, S] 必须让它看到全部 S 个键",
+    "the new query sees every cached key": "新查询能看到每一个缓存的键",
+    # 08.reorder
+    "beam_idx [0, 0, 3, 1] (a repeat)": "beam_idx [0, 0, 3, 1]（有重复）",
+    "identity [0, 1, 2, 3]": "恒等排列 [0, 1, 2, 3]",
+    "row i of the new cache is row beam_idx[i] of the old one: gather on the batch axis, dim=0":
+        "新缓存的第 i 行是旧缓存的第 beam_idx[i] 行：在批维（`dim=0`）上按索引取行",
+    "gather rows on dim=0": "在 `dim=0` 上按索引取行",
+    # 08.window_update
+    "from empty, window 4": "从空缓存开始，窗口为 4",
+    "3 stored, window 4: nothing dropped yet": "已存 3 个位置、窗口为 4，还没有位置被丢掉",
+    "3 stored, window 3: the oldest falls out": "已存 3 个位置、窗口为 3，最旧的一个被挤出去",
+    "before the first token cache_k is None: the result is k_new": "第一个 token 之前 cache_k 是 None：结果就是 k_new",
+    "keep the newest `window` positions, oldest first: the last ones on the time axis":
+        "保留最新的 `window` 个位置，按从旧到新排列：也就是时间维上的最后几个",
+    "keep the newest `window` positions": "保留最新的 `window` 个位置",
+
+    # --- utils/bug_lab.py: a check's outcome and the bug table -----------------------------------
+    "OK": "通过",
+    "OK: {n} steps equal within {tol:g}": "通过：{n} 步都在容差 {tol:g} 以内一致",
+    "diverges at step {step} (position {position})": "第 {step} 步（位置 {position}）出现偏差",
+    "raises {error} at step {step}": "第 {step} 步抛出 {error}",
+    "step {step} (pos {position})": "第 {step} 步（位置 {position}）",
+    "raises at step {step}": "第 {step} 步报错",
+    "bug": "bug",
+    "symptom": "症状",
+    "cause": "原因",
+    "check / fix": "检查 / 修复",
+    "first divergence": "首次出现差异",
+    "use_cache changes weights?": "use_cache 会改权重？",
+    "none: a myth": "没有：是误解",
+    "cache holds activations": "缓存存的是激活值",
+    "hash the state_dict": "对 state_dict 做哈希",
+    "hashes equal: {equal}": "哈希相同：{equal}",
+    # utils/bugs.py BUGS: title, symptom, cause, check (the titles also label the bug lab's figure and panel)
+    "Position ids restart at 0": "位置编号从 0 重新开始",
+    "prefill OK, decode wrong": "预填充正常，解码出错",
+    "new token's RoPE position = 0": "新 token 的 RoPE 位置为 0",
+    "Prompt fed again with cache": "有缓存还重复喂入提示词",
+    "decode wrong, cache too long": "解码出错，缓存过长",
+    "history cached twice": "历史被缓存了两遍",
+    "feed only the new token": "只喂新 token",
+    "K/V cat on the wrong axis": "K/V 拼接维度错误",
+    "shape error (T=1: can be silent)": "形状报错（T=1 时可能静默出错）",
+    "cat on dim=1 (heads), not 2": "在 `dim=1`（头）而不是 `dim=2` 上拼接",
+    "cat on dim=2; check seq_len": "在 `dim=2` 上拼接；检查 seq_len",
+    "Mask ignores the cache": "掩码忽略了缓存",
+    "decode wrong (or shape error)": "解码出错（或形状报错）",
+    "mask not offset/sized by past": "掩码没有按历史长度偏移或定尺寸",
+    "mask [T, past + T], offset past": "掩码为 `[T, past + T]`，偏移 `past`",
+    "Padded rows, lengths mixed": "填充批的有效长度弄混",
+    "wrong from the prefill on": "从预填充起就错",
+    "row masked with wrong length": "行用了错误的长度做掩码",
+    "row alone == row in batch": "单独跑一行 == 批中的这一行",
+    "Dropout left on (train mode)": "dropout 没关（训练模式）",
+    "random diffs, even at step 0": "随机出现差异，第 0 步就有",
+    "model.train(): random masks": "`model.train()`：随机掩码",
+    "model.eval()": "`model.eval()`",
+    "Layer 0's K/V for all layers": "各层都用第 0 层的 K/V",
+    "layers read layer 0's keys": "各层读的是第 0 层的键",
+    "one K/V per layer": "每层一份 K/V",
+    "Beam step without reorder": "束搜索一步后没有 reorder",
+    "beams drift after a reshuffle": "束重排后开始跑偏",
+    "row i keeps old beam i": "第 i 行还是旧的第 i 个束",
+    "cache.reorder(parents)": "`cache.reorder(parents)`",
+
+    # --- utils/mysteries.py: diagnose() and the probe ---------------------------------------------
+    "✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.":
+        "✓ 谜题 {n} 就是 '{word}'：{title}。原因：{cause}；检查：{check}。",
+    "✗ not '{word}'. Mystery {n} is '{answer}': {title} ({cause}). "
+    "Its broken and fixed code are in the catalogue below.":
+        "✗ 不是 '{word}'。谜题 {n} 是 '{answer}'：{title}（{cause}）。它的坏版本和修好版本的代码"
+        "见下文的 bug 目录。",
+    "✗ not '{word}'. Hint: {hint}": "✗ 不是 '{word}'。提示：{hint}",
+    "✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?":
+        "✗ 不是 '{word}'。它最早在哪一步出现偏差？那时缓存里存着什么？",
+    "prefill agrees; look at which keys the new query may see": "预填充一致；看看新查询能看到哪些键",
+    "prefill agrees; which layer's keys does layer 1 attend over? (the probe's last column)":
+        "预填充一致；第 1 层的注意力用的是哪一层的键？（看探查结果的最后一列）",
+    "prefill agrees and the cache grows right; what position does the new token get?":
+        "预填充一致，缓存长度也增长得对；新 token 拿到的是哪个位置？",
+    "watch cache.seq_len after each step: how much does it grow?": "盯住每步之后的 `cache.seq_len`：它每步增长多少？",
+    "it is wrong from step 0: run each row alone (attention_mask=torch.ones_like(row)) and compare "
+    "the positions each row gets with the probe's":
+        "从第 0 步就错了：把每一行单独运行（`attention_mask=torch.ones_like(row)`），"
+        "再把每行得到的位置和探查结果里的对照",
+    "pass": "前向传播",
+    "tokens fed": "喂入 token 数",
+    "last position": "最后的位置",
+    "keys it sees": "可见的键",
+    "seq_len": "seq_len",
+    "K layer 0 [B, H_kv, T, d_h]": "第 0 层 K [B, H_kv, T, d_h]",
+    "K layer 1": "第 1 层 K",
+    "layer 1 reads its own K": "第 1 层读自己的 K",
+    "prefill": "预填充",
+    "step {n}": "第 {n} 步",
+    "{seen} of {keys}": "{seen}（共 {keys}）",
+    "yes": "是",
+    "no": "否",
+}
