@@ -122,3 +122,14 @@ TEACHES = {
                                   "pretrained model",
     "09_self_test.ipynb": "questions and exercises across the whole course, to check yourself",
 }
+
+
+def course_map() -> str:
+    """The course map as a Markdown table (notebook 00 shows it), in the current language; the links
+    point at the notebooks next to the one showing it (the Chinese twins sit side by side too)."""
+    from .i18n import tr
+
+    rows = [tr("| # | notebook | what it teaches |"), "|---|---|---|"]
+    rows += [f"| {name[:2]} | [{tr(title)}]({name}) | {tr(TEACHES[name])} |" for name, title in SERIES]
+    return "\n".join(rows)
+
