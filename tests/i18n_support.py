@@ -24,8 +24,10 @@ KEPT = {
     "log", "exp", "inf", "nan", "mean", "sum", "sdpa", "flat", "modules", "dynamic", "static", "eos",
     "generate", "prefill", "decode_step", "update", "crop", "reorder", "mask", "pad", "rope", "none",
     "True", "False", "None", "utils", "i", "j", "cos", "sin", "repeat_kv", "ln",
+    # the bench's model sizes (utils.perf.BENCH_CONFIGS), names like "small" in the lessons
+    "small", "tiny",
     # where the course runs
-    "Jupyter", "JupyterLab", "Colab", "Python", "PyTorch",
+    "Jupyter", "JupyterLab", "Colab", "Python", "PyTorch", "Hugging", "Face", "Hub",
 }
 # Model and GPU names are data, the same in every language.
 KEPT |= {w for name in [*MODEL_PRESETS, *(r.name for r in GPU_ROOFS), *HARDWARE_BANDWIDTH_GBPS]
@@ -46,8 +48,11 @@ def english_left(texts) -> list[str]:
     """The words of ``texts`` (strings) that are English and not kept: what still needs a translation."""
     left = []
     for text in texts:
-        text = re.sub(r"`[^`]*`", "", str(text))            # code in backticks
+        text = re.sub(r"<style>.*?</style>", " ", str(text), flags=re.S)  # a panel's CSS
+        text = re.sub(r"\$[^$]*\$", " ", text)               # mathtext: log-axis ticks ($\\mathdefault{10^{-4}}$)
+        text = re.sub(r"<code>.*?</code>|`[^`]*`", "", text)  # code, in HTML or in backticks
         text = re.sub(r"'[^'\n]*'", "", text)               # a quoted value (course words, a stop string)
+        text = re.sub(r"\b\w+(?:\.\w+)+(?:\(\))?", " ", text)  # a dotted code name: cache.seq_len, torch.equal()
         text = re.sub(r"<[^>]+>|&\w+;", " ", text)          # HTML tags and entities
         left += [f"{w!r} in {text.strip()[:80]!r}" for w in WORD.findall(text) if not is_kept(w)]
     return left

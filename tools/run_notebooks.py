@@ -32,7 +32,16 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_PLACEHOLDER = "[interactive widget: run this notebook (JupyterLab or Colab) to use it]"
 
 
-def strip_widget_state(nb: nbformat.NotebookNode) -> None:
+def widget_placeholder(lang: str = "en") -> str:
+    """WIDGET_PLACEHOLDER in the notebook's language (a Chinese twin says it in Chinese)."""
+    if lang == "en":
+        return WIDGET_PLACEHOLDER
+    sys.path.insert(0, str(REPO))
+    from utils.i18n import catalogue
+    return catalogue(lang)[WIDGET_PLACEHOLDER]
+
+
+def strip_widget_state(nb: nbformat.NotebookNode, lang: str = "en") -> None:
     """Remove stored widget state and widget-view outputs from `nb` in place."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
@@ -44,7 +53,7 @@ def strip_widget_state(nb: nbformat.NotebookNode) -> None:
             if data is not None and WIDGET_VIEW in data:
                 del data[WIDGET_VIEW]
                 if "text/plain" in data:
-                    data["text/plain"] = WIDGET_PLACEHOLDER
+                    data["text/plain"] = widget_placeholder(lang)
                 if not data:
                     continue
             kept.append(output)
@@ -71,7 +80,7 @@ def run_notebook(path: Path) -> float:
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
-    strip_widget_state(nb)
+    strip_widget_state(nb, "zh" if path.parent.name == "zh" else "en")
     nbformat.write(nb, path)
     return elapsed
 

@@ -23,6 +23,7 @@ from .beam import BeamSearchResult, beam_search
 from .bug_lab import N_STEPS, TOL, Outcome, run_check, show_diff, table  # noqa: F401 (the notebook reads them here)
 from .cache import KVCache
 from .generate import generate, left_pad, prefill
+from .i18n import tr
 from .model import Decoder
 from .sliding import masked_forward
 
@@ -235,10 +236,10 @@ def state_hash(model) -> str:
 
 def use_cache_hashes(model, prompt: torch.Tensor, n_new: int = 8) -> dict[str, str]:
     """State hashes before and after ``generate`` with and without the cache."""
-    hashes = {"before": state_hash(model)}
+    hashes = {tr("before"): state_hash(model)}
     for use_cache in (True, False):
         generate(model, prompt, n_new, use_cache=use_cache)
-        hashes[f"after use_cache={use_cache}"] = state_hash(model)
+        hashes[tr("after use_cache={flag}", flag=use_cache)] = state_hash(model)
     return hashes
 
 

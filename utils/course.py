@@ -48,7 +48,7 @@ _SETUP_COMMENTS = {
            "# Colab's own torch, matplotlib and ipywidgets, so those stay as they are.",
            "# Locally, `make lab` has already installed everything: this cell then does nothing.",
            "# The language of widgets, figures and verdicts:"],
-    "zh": ["（每个笔记本都是同一个单元格）",
+    "zh": ["· 课程设置（每个笔记本都是同一个单元格）",
            "# 在 Colab 中：从 GitHub 安装课程包。它的依赖版本范围较宽，Colab 自带的",
            "# torch、matplotlib 和 ipywidgets 都满足，所以保持原样。",
            "# 在本地，`make lab` 已经装好了一切，这个单元格什么也不做。",

@@ -20,6 +20,8 @@ from urllib.parse import urlparse
 
 import torch
 
+from .i18n import tr
+
 OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 MAX_TIMEOUT_S = 3.0
 
@@ -84,13 +86,14 @@ def load_pretrained(name: str, *, timeout: float = 2.0, dtype: torch.dtype = tor
     network or package; ``tokenizer`` is None if the model has none.
     """
     if importlib.util.find_spec("transformers") is None:
-        return None, None, "transformers is not installed (pip install transformers)"
+        return None, None, tr("transformers is not installed (pip install transformers)")
     local = in_local_cache(name)
     if not local:
         if offline_by_env():
-            return None, None, f"HF_HUB_OFFLINE is set and {name} is not in the local cache"
+            return None, None, tr("HF_HUB_OFFLINE is set and {name} is not in the local cache", name=name)
         if not hub_available(timeout):
-            return None, None, f"no network: the Hugging Face hub is not reachable (checked for at most {min(timeout, MAX_TIMEOUT_S):g} s)"
+            return None, None, tr("no network: the Hugging Face hub is not reachable (checked for at most {s:g} s)",
+                                  s=min(timeout, MAX_TIMEOUT_S))
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:

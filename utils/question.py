@@ -11,6 +11,10 @@ An answer or explanation that needs the course package may be given as a functio
 argument: it runs the first time it is read. The questions themselves are ``utils/quiz.py``;
 the widget that asks them is ``utils.widgets.Quiz``.
 
+In Chinese (``set_language("zh")``) the same functions take the same English bank and show each
+question's Chinese twin (``localized``; the Chinese text is ``utils/quiz_zh.py``): the same kinds
+and answers, choices graded by the option at the same index, every label through ``tr``.
+
 As text, nothing prints an answer before the learner has given one: ``question_sheet`` prints the
 questions only, ``check_answer`` grades one answer and only then shows that question's answer and
 why, and ``answer_key`` is the full key, a teacher's copy printed only when asked for.
@@ -23,9 +27,24 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
+from .i18n import in_language, language, tr
+
 KINDS = ("choice", "truefalse", "fill", "open")
-KIND_NAMES = {"choice": "single choice", "truefalse": "true / false", "fill": "fill in", "open": "open question"}
-PLACEHOLDER = "(choose)"
+
+
+class _Names(dict):
+    """kind -> its name in the current language (the English names are the catalogue's keys)."""
+
+    def __getitem__(self, kind: str) -> str:
+        return tr(super().__getitem__(kind))
+
+
+KIND_NAMES = _Names({"choice": "single choice", "truefalse": "true / false", "fill": "fill in",
+                     "open": "open question"})
+PLACEHOLDER = "(choose)"  # the dropdowns' empty choice; shown as tr(PLACEHOLDER)
+_TRUE_FALSE = {True: {"en": "True", "zh": "对"}, False: {"en": "False", "zh": "错"}}
+_TRUE_FALSE_WORDS = {"true": True, "t": True, "yes": True, "false": False, "f": False, "no": False,
+                     "对": True, "是": True, "正确": True, "错": False, "否": False, "错误": False}
 
 
 @dataclass(frozen=True)
@@ -86,7 +105,9 @@ class Question:
         return any(_same(value, a) for a in accepted)
 
     def answer_text(self) -> str:
-        """The right answer, written out."""
+        """The right answer, written out (a true/false one in the current language)."""
+        if isinstance(self.answer, bool):
+            return true_false_label(self.answer)
         if isinstance(self.answer, tuple):
             return " / ".join(format_answer(a) for a in self.answer)
         return format_answer(self.answer)
@@ -106,11 +127,33 @@ def range_answers(span: str) -> tuple[str, ...]:
 
 
 def parse_true_false(value) -> bool | None:
-    """``value`` as a bool: True/False, or a word such as "true", "yes", "f"; None if it is neither."""
+    """``value`` as a bool: True/False, or a word such as "true", "yes", "f", 对, 错, 是, 否, 正确, 错误
+    (in either language); None if it is neither."""
     if isinstance(value, bool):
         return value
-    return {"true": True, "t": True, "yes": True, "false": False, "f": False, "no": False}.get(
-        str(value).strip().casefold())
+    return _TRUE_FALSE_WORDS.get(str(value).strip().casefold())
+
+
+def true_false_label(value: bool) -> str:
+    """How a true/false answer is written in the current language: "True" / "False", 对 / 错."""
+    return in_language(_TRUE_FALSE[bool(value)])
+
+
+def localized(questions: Sequence[Question]) -> list[Question]:
+    """``questions`` in the current language. In Chinese each question of the bank (``utils.quiz``) is
+    replaced by its Chinese twin; a question from elsewhere is kept as it is."""
+    if language() == "en":
+        return list(questions)
+    from .quiz_zh import translate  # imported here: it reads the bank, which imports this module
+    return [translate(q) for q in questions]
+
+
+def as_option(original: Question, q: Question, value):
+    """``value`` as an option of ``q``, the twin of ``original``: an option of the English question
+    becomes the option at the same index (so an English answer works in Chinese too)."""
+    if q.kind == "choice" and value not in q.options and value in original.options:
+        return q.options[original.options.index(value)]
+    return value
 
 
 def _normalise(text) -> str:
@@ -138,19 +181,21 @@ def _same(value, expected) -> bool:
 # --- the questions as text --------------------------------------------------------------------------
 
 def _lines(q: Question, number: int) -> list[str]:
-    return [f"Q{number}. [notebook {q.notebook:02d} · {KIND_NAMES[q.kind]}] {q.prompt}",
+    return [tr("Q{number}. [notebook {notebook:02d} · {kind}] {prompt}", number=number, notebook=q.notebook,
+               kind=KIND_NAMES[q.kind], prompt=q.prompt),
             *(f"      {letter}) {o}" for letter, o in zip("abcdefgh", q.options))]
 
 
 def question_sheet(questions: Sequence[Question]) -> str:
     """Every question (its options lettered a, b, c...) as plain text to print: no answers."""
-    return "\n\n".join("\n".join(_lines(q, i + 1)) for i, q in enumerate(questions))
+    return "\n\n".join("\n".join(_lines(q, i + 1)) for i, q in enumerate(localized(questions)))
 
 
 def answer_key(questions: Sequence[Question]) -> str:
     """Every question with its answer and explanation, as plain text to print (a teacher's copy)."""
-    return "\n\n".join("\n".join([*_lines(q, i + 1), f"   Answer: {q.answer_text()}", f"   Why: {q.explanation}"])
-                       for i, q in enumerate(questions))
+    return "\n\n".join("\n".join([*_lines(q, i + 1), tr("   Answer: {answer}", answer=q.answer_text()),
+                                   tr("   Why: {why}", why=q.explanation)])
+                       for i, q in enumerate(localized(questions)))
 
 
 def check_answer(questions: Sequence[Question], number: int, value) -> bool | None:
@@ -162,18 +207,21 @@ def check_answer(questions: Sequence[Question], number: int, value) -> bool | No
         raise ValueError(f"number must be a question number from 1 to {len(questions)}, got {number!r}")
     if not str(value).strip():
         raise ValueError(f"answer question {number} first: got {value!r}")
-    q = questions[number - 1]
+    original = questions[number - 1]
+    q = localized([original])[0]
     if q.kind == "choice":
         value = dict(zip("abcdefgh", q.options)).get(str(value).strip().casefold(), value)
+        value = as_option(original, q, value)
         if value not in q.options:
             raise ValueError(f"question {number} is a choice: answer with a letter from a to "
                              f"{'abcdefgh'[len(q.options) - 1]} or an option's text, got {value!r}")
     if q.kind == "truefalse" and parse_true_false(value) is None:
         raise ValueError(f"question {number} is true/false; got {value!r}")
+    why = tr("   Why: {why}", why=q.explanation)
     if q.kind == "open":
-        print(f"Q{number}. Model answer: {q.answer}\n   Why: {q.explanation}")
+        print(tr("Q{number}. Model answer: {answer}", number=number, answer=q.answer) + "\n" + why)
         return None
     ok = bool(q.is_correct(value))
-    verdict = "✓ correct" if ok else f"✗ not quite: the answer is {q.answer_text()}"
-    print(f"Q{number}. {verdict}\n   Why: {q.explanation}")
+    verdict = tr("✓ correct") if ok else tr("✗ not quite: the answer is {answer}", answer=q.answer_text())
+    print(tr("Q{number}. {verdict}", number=number, verdict=verdict) + "\n" + why)
     return ok

@@ -42,7 +42,7 @@ MESSAGES: dict[str, str] = {
         "从 logits 到 token：贪心、温度、top-k、top-p；遇到 EOS、停止字符串或长度上限时停止",
     "TTFT (in parts), TPOT, ITL, throughput and KV memory, measured; the batch roofline; arrivals served one at a "
     "time, in static batches and by continuous batching":
-        "实测 TTFT（分段）、TPOT、ITL、吞吐量和 KV 显存；批大小的 roofline；请求陆续到达时，逐个处理、静态批处理"
+        "实测 TTFT（分段）、TPOT、ITL、吞吐量和 KV 显存；按批大小看的屋顶线模型；请求陆续到达时，逐个处理、静态批处理"
         "与连续批处理的对比",
     "five mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs (positions, masks, "
     "concatenation axis, padding, beams), found by comparing with full recompute":
@@ -53,4 +53,15 @@ MESSAGES: dict[str, str] = {
         "真实推理引擎在此之上加了什么：预分配缓存、滑动窗口与截断、束搜索、并排对比 transformers 的各种缓存、"
         "一个真实的预训练模型",
     "questions and exercises across the whole course, to check yourself": "覆盖整门课的题目和练习，用来检验自己",
+    # utils/bugs.py: use_cache_hashes, the state hashes notebook 07 prints
+    "before": "生成之前",
+    "after use_cache={flag}": "use_cache={flag} 生成之后",
+    # utils/hub.py: why a real model's cells are skipped
+    "no network: the Hugging Face hub is not reachable (checked for at most {s:g} s)":
+        "没有网络：连不上 Hugging Face Hub（最多等待了 {s:g} 秒）",
+    "HF_HUB_OFFLINE is set and {name} is not in the local cache": "设置了 HF_HUB_OFFLINE，而本地缓存里没有 {name}",
+    "transformers is not installed (pip install transformers)": "没有安装 transformers（`pip install transformers`）",
+    # tools/run_notebooks.py: what a saved notebook shows where a live widget was
+    "[interactive widget: run this notebook (JupyterLab or Colab) to use it]":
+        "[交互控件：在 JupyterLab 或 Colab 中运行本笔记本即可使用]",
 }

@@ -5,10 +5,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
+from ..i18n import tr
 from . import COLORS, new_figure
 
 
-def plot_mask(ax, mask, title: str = "Causal mask", offset: int = 0) -> None:
+def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
     """Draw a boolean mask ``[T_q, T_k]`` on ``ax``: coloured = query i may attend to key j.
 
     ``offset`` is the absolute position of the first query (the cache length in decode), so
@@ -27,22 +28,22 @@ def plot_mask(ax, mask, title: str = "Causal mask", offset: int = 0) -> None:
     step_q = max(1, T_q // 8)
     ax.set_xticks(range(0, T_k, step_k))
     ax.set_yticks(range(0, T_q, step_q), [str(offset + i) for i in range(0, T_q, step_q)])
-    ax.set_xlabel("key position j (token index)")
-    ax.set_ylabel("query position i (token index)")
-    ax.set_title(title)
+    ax.set_xlabel(tr("key position j (token index)"))
+    ax.set_ylabel(tr("query position i (token index)"))
+    ax.set_title(tr("Causal mask") if title is None else title)
 
 
-def plot_weights(ax, weights, title: str = "Attention weights (one head)"):
+def plot_weights(ax, weights, title: str | None = None):
     """Heatmap of attention weights ``[T_q, T_k]`` (each row sums to 1); returns the image for a colorbar."""
     w = np.asarray(weights, dtype=float)
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     T_q, T_k = w.shape
     ax.set_xticks(range(0, T_k, max(1, T_k // 8)))
     ax.set_yticks(range(0, T_q, max(1, T_q // 8)))
-    ax.set_xlabel("key position j (token index)")
-    ax.set_ylabel("query position i (token index)")
-    ax.set_title(title)
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="weight (row sums to 1)")
+    ax.set_xlabel(tr("key position j (token index)"))
+    ax.set_ylabel(tr("query position i (token index)"))
+    ax.set_title(tr("Attention weights (one head)") if title is None else title)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=tr("weight (row sums to 1)"))
     return im
 
 
@@ -60,31 +61,31 @@ def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
                edgecolor="black", zorder=2)
     ax.scatter(kx, np.zeros(H_kv), s=size * 1.6, marker="s",
                color=[cmap(j % cmap.N) for j in range(H_kv)], edgecolor="black", zorder=2)
-    ax.set_yticks([0, 1], [f"K/V heads\n(H_kv={H_kv})", f"query heads\n(H={H})"])
+    ax.set_yticks([0, 1], [tr("K/V heads\n(H_kv={H_kv})", H_kv=H_kv), tr("query heads\n(H={H})", H=H)])
     ax.set_xticks([])
-    ax.set_xlabel("head index (line: query head → its K/V head)")
+    ax.set_xlabel(tr("head index (line: query head → its K/V head)"))
     ax.set_ylim(-0.3, 1.3)
     ax.set_xlim(-0.08, 1.08)
     kind = "MHA" if H_kv == H else ("MQA" if H_kv == 1 else "GQA")
-    ax.set_title(title or f"{kind}: {n_rep} query head(s) per K/V head")
+    ax.set_title(title or tr("{kind}: {n_rep} query head(s) per K/V head", kind=kind, n_rep=n_rep))
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
 
 
-def plot_rope_scores(ax, scores, title: str = "q·k after RoPE, for every pair of positions"):
+def plot_rope_scores(ax, scores, title: str | None = None):
     """Heatmap of ``scores[m, n]`` = (RoPE(q, m)) · (RoPE(k, n)); constant along diagonals = depends on m - n only."""
     s = np.asarray(scores, dtype=float)
     vmax = float(np.abs(s).max()) or 1.0
     im = ax.imshow(s, cmap="RdBu_r", vmin=-vmax, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("key position n (token index)")
-    ax.set_ylabel("query position m (token index)")
-    ax.set_title(title)
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="q·k score")
+    ax.set_xlabel(tr("key position n (token index)"))
+    ax.set_ylabel(tr("query position m (token index)"))
+    ax.set_title(tr("q·k after RoPE, for every pair of positions") if title is None else title)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=tr("q·k score"))
     return im
 
 
 def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys: int,
-                            title: str = "Softmax of q·k as the head grows wider"):
+                            title: str | None = None):
     """Two panels against d_h: a row's largest attention weight, and its entropy (nats).
 
     ``max_weight`` and ``entropy`` map a line label (e.g. with and without the 1/√d_h scale) to
@@ -100,30 +101,31 @@ def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys:
         ax2.plot(d, values, "o-", color=color, label=label)
     ax1.axhline(1.0, color=COLORS["mask"], linestyle=":", linewidth=1)
     ax1.axhline(1 / n_keys, color=COLORS["mask"], linestyle="--", linewidth=1)
-    ax1.text(d[0], 1 / n_keys, f" uniform: 1/{n_keys}", va="bottom", fontsize=8, color=COLORS["mask"])
-    ax1.text(d[0], 1.0, " one-hot: 1", va="top", fontsize=8, color=COLORS["mask"])
-    ax1.set_ylim(0, 1.05)
-    ax1.set_ylabel("largest weight in a row (mean)")
-    ax1.set_title("one key takes the weight")
-    ax2.axhline(np.log(n_keys), color=COLORS["mask"], linestyle="--", linewidth=1)
-    ax2.text(d[0], np.log(n_keys), f" uniform: ln {n_keys} = {np.log(n_keys):.2f}", va="bottom", fontsize=8,
+    ax1.text(d[0], 1 / n_keys, tr(" uniform: 1/{n_keys}", n_keys=n_keys), va="bottom", fontsize=8,
              color=COLORS["mask"])
-    ax2.text(d[0], 0.0, " one-hot: 0", va="bottom", fontsize=8, color=COLORS["mask"])
+    ax1.text(d[0], 1.0, tr(" one-hot: 1"), va="top", fontsize=8, color=COLORS["mask"])
+    ax1.set_ylim(0, 1.05)
+    ax1.set_ylabel(tr("largest weight in a row (mean)"))
+    ax1.set_title(tr("one key takes the weight"))
+    ax2.axhline(np.log(n_keys), color=COLORS["mask"], linestyle="--", linewidth=1)
+    ax2.text(d[0], np.log(n_keys), tr(" uniform: ln {n_keys} = {ln:.2f}", n_keys=n_keys, ln=np.log(n_keys)),
+             va="bottom", fontsize=8, color=COLORS["mask"])
+    ax2.text(d[0], 0.0, tr(" one-hot: 0"), va="bottom", fontsize=8, color=COLORS["mask"])
     ax2.set_ylim(0, np.log(n_keys) * 1.15)
-    ax2.set_ylabel("entropy of a row (nats, mean)")
-    ax2.set_title("the row's spread collapses")
+    ax2.set_ylabel(tr("entropy of a row (nats, mean)"))
+    ax2.set_title(tr("the row's spread collapses"))
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
         ax.set_xticks(d, [f"{v:g}" for v in d])
         ax.minorticks_off()
-        ax.set_xlabel("head width d_h (log scale)")
+        ax.set_xlabel(tr("head width d_h (log scale)"))
         ax.legend(fontsize=8, loc="center right")
-    fig.suptitle(title)
+    fig.suptitle(tr("Softmax of q·k as the head grows wider") if title is None else title)
     fig.tight_layout()
     return fig
 
 
-def plot_rope_frequencies(theta, n_positions: int, title: str = "RoPE: how fast each pair turns"):
+def plot_rope_frequencies(theta, n_positions: int, title: str | None = None):
     """Two panels for the speeds ``theta`` ``[d_h/2]`` (radians per position) of the pairs of one head.
 
     Left: the rotation per position of each pair i (degrees, log scale). Right: cos(p·θ_i) for
@@ -136,20 +138,20 @@ def plot_rope_frequencies(theta, n_positions: int, title: str = "RoPE: how fast 
     fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.6)
     ax1.semilogy(pairs, np.degrees(theta), "o-", color=COLORS["K"])
     ax1.axhline(360 / n_positions, color=COLORS["mask"], linestyle="--", linewidth=1)
-    ax1.text(pairs[-1], 360 / n_positions, f"one turn in {n_positions} positions ", ha="right", va="bottom",
-             fontsize=8, color=COLORS["mask"])
+    ax1.text(pairs[-1], 360 / n_positions, tr("one turn in {n_positions} positions ", n_positions=n_positions),
+             ha="right", va="bottom", fontsize=8, color=COLORS["mask"])
     step = max(1, half // 8)
     ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=8)
-    ax1.set_xlabel("pair i (its dimensions: i and i + d_h/2)")
-    ax1.set_ylabel("θ_i (degrees per position, log)")
-    ax1.set_title("θ_i = base^(−2i/d_h), shown in degrees")
+    ax1.set_xlabel(tr("pair i (its dimensions: i and i + d_h/2)"))
+    ax1.set_ylabel(tr("θ_i (degrees per position, log)"))
+    ax1.set_title(tr("θ_i = base^(−2i/d_h), shown in degrees"))
     angles = np.outer(theta, np.arange(n_positions))  # (d_h/2, n_positions): p·θ_i
     im = ax2.imshow(np.cos(angles), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax2.set_yticks(pairs[::step])
-    ax2.set_xlabel("position p (token index)")
-    ax2.set_ylabel("pair i")
-    ax2.set_title("cos(p·θ_i): the angle of each pair")
-    fig.colorbar(im, ax=ax2, fraction=0.046, pad=0.04, label="cos of the angle")
-    fig.suptitle(title)
+    ax2.set_xlabel(tr("position p (token index)"))
+    ax2.set_ylabel(tr("pair i"))
+    ax2.set_title(tr("cos(p·θ_i): the angle of each pair"))
+    fig.colorbar(im, ax=ax2, fraction=0.046, pad=0.04, label=tr("cos of the angle"))
+    fig.suptitle(tr("RoPE: how fast each pair turns") if title is None else title)
     fig.tight_layout()
     return fig

@@ -3,29 +3,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import tr
 from . import COLORS, subplots
 from .bug_lab import _positive_floor
 
 
-def plot_cache_memory(traces, title: str = "What each cache holds and allocates"):
-    """Left: KiB held vs tokens processed, per ``utils.sliding.MemoryTrace``. Right: new buffers so far."""
+def plot_cache_memory(traces, title: str | None = None):
+    """Left: KiB held vs tokens processed, per ``utils.sliding.MemoryTrace``. Right: new buffers so far.
+
+    A known kind ("dynamic", "static", "sliding") is labelled in the current language; ``title``
+    defaults to "What each cache holds and allocates".
+    """
     styles = {"dynamic": ("-", COLORS["decode"], 4), "static": ("-", COLORS["prefill"], 2.5),
               "sliding": ("--", COLORS["cached"], 2)}
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
-    for tr in traces:
-        ls, color, lw = styles.get(tr.kind, ("-", "gray", 2))
-        ax0.plot(tr.tokens, np.asarray(tr.nbytes) / 1024, ls, lw=lw, color=color, label=tr.kind)
-        ax1.step(tr.tokens, np.cumsum(tr.new_buffer), ls, where="post", lw=lw, color=color, label=tr.kind)
-    ax0.set_xlabel("tokens processed (prompt + generated)")
-    ax0.set_ylabel("K/V memory held (KiB)")
-    ax0.set_title("Memory", fontsize=10)
+    for trace in traces:
+        ls, color, lw = styles.get(trace.kind, ("-", "gray", 2))
+        label = tr(trace.kind) if trace.kind in styles else trace.kind  # the kind stays the key
+        ax0.plot(trace.tokens, np.asarray(trace.nbytes) / 1024, ls, lw=lw, color=color, label=label)
+        ax1.step(trace.tokens, np.cumsum(trace.new_buffer), ls, where="post", lw=lw, color=color, label=label)
+    ax0.set_xlabel(tr("tokens processed (prompt + generated)"))
+    ax0.set_ylabel(tr("K/V memory held (KiB)"))
+    ax0.set_title(tr("Memory"), fontsize=10)
     ax0.set_ylim(bottom=0)
     ax0.legend(fontsize=8)
-    ax1.set_xlabel("tokens processed (prompt + generated)")
-    ax1.set_ylabel("new K buffers allocated (layer 0)")
-    ax1.set_title("New buffers (the static cache allocated once, before the prompt)", fontsize=10)
+    ax1.set_xlabel(tr("tokens processed (prompt + generated)"))
+    ax1.set_ylabel(tr("new K buffers allocated (layer 0)"))
+    ax1.set_title(tr("New buffers (the static cache allocated once, before the prompt)"), fontsize=10)
     ax1.legend(fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(tr("What each cache holds and allocates") if title is None else title)
     return fig
 
 
@@ -35,49 +41,54 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     pos = np.arange(len(comp.diff_full))
     floor = _positive_floor(comp.diff_full + comp.diff_windowed, tol)
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
-    for diffs, label, color in ((comp.diff_full, "vs full attention", COLORS["recompute"]),
-                                (comp.diff_windowed, "vs sliding-window recompute (band mask)", COLORS["cached"])):
+    for diffs, label, color in ((comp.diff_full, tr("vs full attention"), COLORS["recompute"]),
+                                (comp.diff_windowed, tr("vs sliding-window recompute (band mask)"), COLORS["cached"])):
         d = np.asarray(diffs, dtype=float)
         ax0.semilogy(pos, np.where(d > 0, d, floor), "o-", ms=3, color=color, label=label)
-    ax0.axhline(tol, color="black", ls="--", lw=1, label=f"tolerance {tol:g}")
-    ax0.axvline(W - 0.5, color=COLORS["mask"], ls=":", label=f"window full (W = {W})")
-    ax0.set_xlabel("position of the token (0-based)")
-    ax0.set_ylabel("max |logit difference| (logit units)")
-    ax0.set_title("Sliding-window cache: logits", fontsize=10)
+    ax0.axhline(tol, color="black", ls="--", lw=1, label=tr("tolerance {tol:g}", tol=tol))
+    ax0.axvline(W - 0.5, color=COLORS["mask"], ls=":", label=tr("window full (W = {W})", W=W))
+    ax0.set_xlabel(tr("position of the token (0-based)"))
+    ax0.set_ylabel(tr("max |logit difference| (logit units)"))
+    ax0.set_title(tr("Sliding-window cache: logits"), fontsize=10)
     ax0.legend(fontsize=7, loc="center right")
-    ax1.plot(pos, comp.n_seen, "-", color=COLORS["decode"], label="tokens seen = next RoPE position")
-    ax1.plot(pos, comp.stored, "-", color=COLORS["cached"], lw=2.5, label="positions stored in the cache")
+    ax1.plot(pos, comp.n_seen, "-", color=COLORS["decode"], label=tr("tokens seen = next RoPE position"))
+    ax1.plot(pos, comp.stored, "-", color=COLORS["cached"], lw=2.5, label=tr("positions stored in the cache"))
     ax1.axhline(W, color=COLORS["mask"], ls=":", lw=1)
-    ax1.set_xlabel("position of the token (0-based)")
-    ax1.set_ylabel("count (tokens)")
-    ax1.set_title("Memory stays at W, positions keep counting", fontsize=10)
+    ax1.set_xlabel(tr("position of the token (0-based)"))
+    ax1.set_ylabel(tr("count (tokens)"))
+    ax1.set_title(tr("Memory stays at W, positions keep counting"), fontsize=10)
     ax1.legend(fontsize=8)
-    fig.suptitle(title or f"Sliding window W = {W}")
+    fig.suptitle(title or tr("Sliding window W = {W}", W=W))
     return fig
 
 
-def plot_cache_step_times(T_values, times_s: dict, title: str = "One decode step: KVCache vs StaticKVCache"):
-    """Median ms per decode step vs tokens already cached, one line per cache kind (``kind -> seconds``)."""
+def plot_cache_step_times(T_values, times_s: dict, title: str | None = None):
+    """Median ms per decode step vs tokens already cached, one line per cache kind (``kind -> seconds``).
+
+    ``title`` defaults to "One decode step: KVCache vs StaticKVCache".
+    """
     colors = {"dynamic": COLORS["decode"], "static": COLORS["prefill"]}
+    labels = {"dynamic": tr("KVCache (grows by torch.cat)"), "static": tr("StaticKVCache (writes in place)")}
     fig, ax = subplots(figsize=(7, 3.6), layout="constrained")
     for kind, secs in times_s.items():
         ax.plot(T_values, np.asarray(secs) * 1e3, "o-", color=colors.get(kind, "gray"),
-                label={"dynamic": "KVCache (grows by torch.cat)", "static": "StaticKVCache (writes in place)"}.get(kind, kind))
-    ax.set_xlabel("tokens already in the cache (T)")
-    ax.set_ylabel("median time per decode step (ms)")
+                label=labels.get(kind, kind))
+    ax.set_xlabel(tr("tokens already in the cache (T)"))
+    ax.set_ylabel(tr("median time per decode step (ms)"))
     ax.set_ylim(bottom=0)
-    ax.set_title(title)
+    ax.set_title(tr("One decode step: KVCache vs StaticKVCache") if title is None else title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     return fig
 
 
-def plot_beam_tree(result, words, title: str = "Beam search: which beam continues which"):
+def plot_beam_tree(result, words, title: str | None = None):
     """Beams (rows, 0 = best) over steps, each box a token; a line joins a beam to its parent.
 
     ``result`` is a ``utils.beam.BeamSearchResult``; ``words(ids) -> list[str]`` names tokens.
     The thick green path is the final best beam. Lines that change row are where
     ``cache.reorder`` has real work to do: the beam in row b continues the history of another row.
+    ``title`` defaults to "Beam search: which beam continues which".
     """
     n_beams, n_steps = len(result.step_tokens[0]), len(result.step_tokens)
     fig, ax = subplots(figsize=(min(12, 1.2 * n_steps + 2.5), 0.55 * n_beams + 1.5), layout="constrained")
@@ -92,16 +103,16 @@ def plot_beam_tree(result, words, title: str = "Beam search: which beam continue
     path.append((-1, 0))
     ax.plot(*zip(*path), "-", color=COLORS["cached"], lw=3, zorder=2)
     box = dict(boxstyle="round,pad=0.2", fc="white", ec="#999")
-    ax.text(-1, 0, "prompt", ha="center", va="center", fontsize=8, bbox=box, zorder=3)
+    ax.text(-1, 0, tr("prompt"), ha="center", va="center", fontsize=8, bbox=box, zorder=3)
     for s in range(n_steps):
         for b, word in enumerate(words(result.step_tokens[s])):
             ax.text(s, b, word, ha="center", va="center", fontsize=8, bbox=box, zorder=3)
     ax.set_xticks(range(n_steps))
     ax.set_xticklabels([str(s + 1) for s in range(n_steps)])
-    ax.set_xlabel("step (new token number)")
+    ax.set_xlabel(tr("step (new token number)"))
     ax.set_yticks(range(n_beams))
-    ax.set_ylabel("beam = cache row")
+    ax.set_ylabel(tr("beam = cache row"))
     ax.set_ylim(n_beams - 0.5, -0.5)
     ax.set_xlim(-1.6, n_steps - 0.4)
-    ax.set_title(title)
+    ax.set_title(tr("Beam search: which beam continues which") if title is None else title)
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..i18n import tr
 from . import COLORS, subplots
 
 
@@ -13,10 +14,11 @@ def _positive_floor(values, tol: float) -> float:
     return min(tol, vals.min() if vals.size else tol) / 10
 
 
-def plot_bug_divergence(curves: dict, tol: float, title: str = "Cached vs recomputed logits, per step"):
+def plot_bug_divergence(curves: dict, tol: float, title: str | None = None):
     """max |cached - recomputed| logits per step for several variants (``label -> list``), log scale.
 
     Exact zeros are drawn as hollow markers at the bottom edge; the dashed line is the tolerance.
+    ``title`` defaults to "Cached vs recomputed logits, per step".
     """
     floor = _positive_floor([v for c in curves.values() for v in c], tol)
     fig, ax = subplots(figsize=(7, 3.4), layout="constrained")
@@ -28,27 +30,28 @@ def plot_bug_divergence(curves: dict, tol: float, title: str = "Cached vs recomp
         ax.plot(steps[d > 0], d[d > 0], "o", color=color, label=label)
         if (d == 0).any():
             ax.plot(steps[d == 0], np.full((d == 0).sum(), floor), "o", mfc="none", color=color)
-    ax.axhline(tol, color="black", ls="--", lw=1, label=f"tolerance {tol:g}")
-    ax.plot([], [], "o", mfc="none", color="#555", label="hollow: exactly 0 (drawn at the bottom)")
+    ax.axhline(tol, color="black", ls="--", lw=1, label=tr("tolerance {tol:g}", tol=tol))
+    ax.plot([], [], "o", mfc="none", color="#555", label=tr("hollow: exactly 0 (drawn at the bottom)"))
     ax.set_ylim(floor / 2, max(10 * tol, max(max(c) for c in curves.values()) * 3))
-    ax.set_xlabel("step (0 = prefill, s = s-th decode step)")
-    ax.set_ylabel("max |logit difference| (logit units)")
-    ax.set_title(title)
+    ax.set_xlabel(tr("step (0 = prefill, s = s-th decode step)"))
+    ax.set_ylabel(tr("max |logit difference| (logit units)"))
+    ax.set_title(tr("Cached vs recomputed logits, per step") if title is None else title)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
-def plot_bug_overview(results, tol: float, title: str = "Where each bug shows up (broken variants)"):
+def plot_bug_overview(results, tol: float, title: str | None = None):
     """One row per bug of ``utils.bugs.run_all``'s ``results``, one column per step.
 
     Colour: log10 of max |cached - recomputed| (green at or below ``tol``, red far above). Where
     torch raised instead, the cell says "raises" and later steps are empty. The first step past
-    ``tol`` is outlined.
+    ``tol`` is outlined. ``title`` defaults to "Where each bug shows up (broken variants)".
     """
     n_steps = max(max(len(b.report.max_diffs) if b.report is not None else 0,
                       (b.error_step or 0) + 1) for _, b, _ in results)
+    title = tr("Where each bug shows up (broken variants)") if title is None else title
     if any(b.error is not None for _, b, _ in results):
-        title += "\n(white: steps not reached, torch raised an error)"
+        title += "\n" + tr("(white: steps not reached, torch raised an error)")
     grid = np.full((len(results), n_steps), np.nan)
     lo, hi = np.log10(tol) - 4, 1.0
     fig, ax = subplots(figsize=(8.5, 0.42 * len(results) + 1.6), layout="constrained")
@@ -57,17 +60,17 @@ def plot_bug_overview(results, tol: float, title: str = "Where each bug shows up
             d = np.asarray(broken.report.max_diffs, dtype=float)
             grid[row, : len(d)] = np.log10(np.maximum(d, 10 ** lo))
         if broken.error is not None:
-            ax.text(broken.error_step, row, "raises", ha="center", va="center", fontsize=7, color="#b00")
+            ax.text(broken.error_step, row, tr("raises"), ha="center", va="center", fontsize=7, color="#b00")
     im = ax.imshow(grid, cmap="RdYlGn_r", vmin=lo, vmax=hi, aspect="auto", interpolation="nearest")
     for row, (_, broken, _) in enumerate(results):
         if broken.first_step is not None:
             ax.add_patch(plt.Rectangle((broken.first_step - 0.5, row - 0.5), 1, 1, fill=False, lw=2, ec="black"))
     ax.set_yticks(range(len(results)))
-    ax.set_yticklabels([bug.title for bug, _, _ in results], fontsize=8)
+    ax.set_yticklabels([tr(bug.title) for bug, _, _ in results], fontsize=8)
     ax.set_xticks(range(n_steps))
-    ax.set_xlabel("step (0 = prefill, s = s-th decode step)")
+    ax.set_xlabel(tr("step (0 = prefill, s = s-th decode step)"))
     ax.set_title(title)
     bar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
-    bar.set_label("log10 max |logit diff|", fontsize=8)
+    bar.set_label(tr("log10 max |logit diff|"), fontsize=8)
     bar.ax.axhline(np.log10(tol), color="black", lw=1)
     return fig

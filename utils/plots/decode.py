@@ -10,6 +10,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullFormatter
 
 from ..flops import decode_step_cost
+from ..i18n import tr
 from ..roofline import fit_step_time, kv_weights_crossover
 from . import COLORS, subplots
 
@@ -93,22 +94,23 @@ def plot_decode_grids(state: dict):
     if step < n_steps:  # future steps: not computed yet
         ax0.axhspan(step + 0.5, n_steps + 0.5, color="white", alpha=0.75, lw=0)
     ax0.add_patch(plt.Rectangle((-0.5, step - 0.5), n_pos, 1, fill=False, lw=2, ec="black"))
-    ax0.set_ylabel("step (0 = prefill)")
+    ax0.set_ylabel(tr("step (0 = prefill)"))
     ax0.set_yticks(range(0, n_steps + 1, max(1, (n_steps + 1) // 12)))
-    _grid_axes(ax0, n_steps + 1, n_pos, words, "position (token)")
-    ax0.set_title(f"Loop without cache: step {step} recomputes {state['n_recomputed']} history positions",
-                  fontsize=10)
+    _grid_axes(ax0, n_steps + 1, n_pos, words, tr("position (token)"))
+    ax0.set_title(tr("Loop without cache: step {step} recomputes {n} history positions",
+                     step=step, n=state["n_recomputed"]), fontsize=10)
     ax1.imshow(right, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
     last = state["cache_len"] - 1
     ax1.add_patch(plt.Rectangle((last - 0.5, -0.5), 1, L, fill=False, lw=2, ec="black"))
     ax1.set_yticks(range(L))
-    ax1.set_ylabel("layer")
-    _grid_axes(ax1, L, n_pos, words, "cached position (token)")
-    ax1.set_title(f"KV cache after step {step}: every layer holds {state['cache_len']} positions", fontsize=10)
-    handles = [Patch(color=_GRID_COLORS[_PROMPT], label="prompt (prefill)"),
-               Patch(color=_GRID_COLORS[_RECOMPUTED], label="history recomputed (no cache)"),
-               Patch(color=_GRID_COLORS[_NEW], label="new token (both loops)"),
-               Patch(color=_GRID_COLORS[_FILLED], label="K/V appended by decode")]
+    ax1.set_ylabel(tr("layer"))
+    _grid_axes(ax1, L, n_pos, words, tr("cached position (token)"))
+    ax1.set_title(tr("KV cache after step {step}: every layer holds {n} positions", step=step, n=state["cache_len"]),
+                  fontsize=10)
+    handles = [Patch(color=_GRID_COLORS[_PROMPT], label=tr("prompt (prefill)")),
+               Patch(color=_GRID_COLORS[_RECOMPUTED], label=tr("history recomputed (no cache)")),
+               Patch(color=_GRID_COLORS[_NEW], label=tr("new token (both loops)")),
+               Patch(color=_GRID_COLORS[_FILLED], label=tr("K/V appended by decode"))]
     fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False)
     height_pt = fig.get_figheight() * 72
     longest = max(_label_width(f"{w} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40 else 2
@@ -117,7 +119,7 @@ def plot_decode_grids(state: dict):
     return fig
 
 
-def plot_recompute_diffs(report, title: str = "Cached vs full recompute, per step"):
+def plot_recompute_diffs(report, title: str | None = None):
     """Max |cached - recomputed| logit difference at every step of a ``RecomputeReport`` (log scale).
 
     Exact zeros cannot be drawn on a log axis: they are marked at the bottom edge as hollow dots.
@@ -127,44 +129,44 @@ def plot_recompute_diffs(report, title: str = "Cached vs full recompute, per ste
     floor = min(report.tol, diffs[diffs > 0].min() if (diffs > 0).any() else report.tol) / 10
     fig, ax = subplots(figsize=(7, 3.4))
     pos = diffs > 0
-    ax.semilogy(steps[pos], diffs[pos], "o-", color=COLORS["cached"], label="max |diff| over the vocabulary")
+    ax.semilogy(steps[pos], diffs[pos], "o-", color=COLORS["cached"], label=tr("max |diff| over the vocabulary"))
     if (~pos).any():
         ax.plot(steps[~pos], np.full((~pos).sum(), floor), "o", mfc="none", color=COLORS["cached"],
-                label="exactly 0 (drawn at the bottom)")
-    ax.axhline(report.tol, color=COLORS["recompute"], ls="--", label=f"tolerance {report.tol:g}")
+                label=tr("exactly 0 (drawn at the bottom)"))
+    ax.axhline(report.tol, color=COLORS["recompute"], ls="--", label=tr("tolerance {tol:g}", tol=report.tol))
     ax.set_ylim(floor / 2, report.tol * 10)
     _plain_log_labels(ax)
-    ax.set_xlabel("step (0 = prefill logits, s = s-th decode step)")
-    ax.set_ylabel("max |logit difference| (logit units)")
-    ax.set_title(title)
+    ax.set_xlabel(tr("step (0 = prefill logits, s = s-th decode step)"))
+    ax.set_ylabel(tr("max |logit difference| (logit units)"))
+    ax.set_title(tr("Cached vs full recompute, per step") if title is None else title)
     ax.legend(fontsize=8, loc="upper left")
     fig.subplots_adjust(left=0.12, right=0.97, top=0.9, bottom=0.16)  # fixed: tight_layout is slow
     return fig
 
 
-def plot_step_times(tpot: dict, title: str = "Time of one decode step vs context length"):
+def plot_step_times(tpot: dict, title: str | None = None):
     """Median ms per step of ``utils.perf.tpot_vs_context``'s result (seconds, drawn in ms). Left: both
     loops, log-log axes. Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
     T = np.asarray(tpot["T"])
     cached_ms = [s.median * 1e3 for s in tpot["cached"]]
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.7))
-    ax0.loglog(T, cached_ms, "o-", color=COLORS["cached"], label="with KV cache (1 new token)")
+    ax0.loglog(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache (1 new token)"))
     nc = [(t, s.median * 1e3) for t, s in zip(T, tpot["no_cache"] or []) if s is not None]
     if nc:
-        ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label="without cache (all T + 1 tokens again)")
-    ax0.set_title("Both loops (log-log)")
+        ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label=tr("without cache (all T + 1 tokens again)"))
+    ax0.set_title(tr("Both loops (log-log)"))
     ax0.legend(fontsize=8)
     _plain_log_labels(ax0)
     ax0.set_xticks(T, [str(t) for t in T])  # the measured lengths
-    ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label="with KV cache")
+    ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache"))
     ax1.set_ylim(0, max(cached_ms) * 1.15)
     ax1.set_xlim(0, T.max() * 1.05)
-    ax1.set_title("The cached step alone (linear axes)")
+    ax1.set_title(tr("The cached step alone (linear axes)"))
     for ax in (ax0, ax1):
-        ax.set_xlabel("context length T (tokens already in the context)")
-        ax.set_ylabel("median time per step (ms)")
+        ax.set_xlabel(tr("context length T (tokens already in the context)"))
+        ax.set_ylabel(tr("median time per step (ms)"))
         ax.grid(True, alpha=0.3)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("Time of one decode step vs context length") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.06, right=0.98, top=0.85, bottom=0.15, wspace=0.22)
     return fig
 
@@ -180,29 +182,29 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     cached = [decode_step_cost(cfg, t, cached=True, dtype=dtype) for t in T]
     nocache = [decode_step_cost(cfg, t, cached=False, dtype=dtype) for t in T]
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.8))
-    ax0.loglog(T, [c.total_flops for c in nocache], "s-", color=COLORS["recompute"], label="without cache: total")
-    ax0.loglog(T, [c.total_flops for c in cached], "o-", color=COLORS["cached"], label="with cache: total")
+    ax0.loglog(T, [c.total_flops for c in nocache], "s-", color=COLORS["recompute"], label=tr("without cache: total"))
+    ax0.loglog(T, [c.total_flops for c in cached], "o-", color=COLORS["cached"], label=tr("with cache: total"))
     ax0.loglog(T, [c.flops["attention"] for c in cached], "o--", color=COLORS["decode"],
-               label="with cache: attention over T + 1 keys")
-    ax0.set_xlabel("context length T (tokens)")
-    ax0.set_ylabel("FLOPs per decode step")
-    ax0.set_title("Compute of one step")
+               label=tr("with cache: attention over T + 1 keys"))
+    ax0.set_xlabel(tr("context length T (tokens)"))
+    ax0.set_ylabel(tr("FLOPs per decode step"))
+    ax0.set_title(tr("Compute of one step"))
     ax0.grid(True, alpha=0.3)
     _plain_log_labels(ax0)
     ax0.legend(fontsize=8)
     w = np.array([c.bytes["weights"] for c in cached]) / 2**20
     kv = np.array([c.bytes["kv_read"] for c in cached]) / 2**20
-    ax1.plot(T, w, color=COLORS["mask"], label="weights read")
-    ax1.plot(T, kv, color=COLORS["K"], label="K/V cache read")
-    ax1.plot(T, w + kv, color="black", ls=":", label="total")
-    ax1.set_xlabel("context length T (tokens)")
-    ax1.set_ylabel(f"MiB read per cached step ({dtype})")
-    ax1.set_title("Memory one cached step reads")
+    ax1.plot(T, w, color=COLORS["mask"], label=tr("weights read"))
+    ax1.plot(T, kv, color=COLORS["K"], label=tr("K/V cache read"))
+    ax1.plot(T, w + kv, color="black", ls=":", label=tr("total"))
+    ax1.set_xlabel(tr("context length T (tokens)"))
+    ax1.set_ylabel(tr("MiB read per cached step ({dtype})", dtype=dtype))
+    ax1.set_title(tr("Memory one cached step reads"))
     ax1.grid(True, alpha=0.3)
     ax1.legend(fontsize=8)
-    fig.suptitle(title or (f"One decode step, counted: L={cfg.n_layers}, C={cfg.d_model}, H={cfg.n_heads}, "
-                           f"H_kv={cfg.n_kv_heads}, d_h={cfg.head_dim}, d_ff={cfg.d_ff}, V={cfg.vocab_size}"),
-                 fontsize=10)
+    fig.suptitle(title or tr("One decode step, counted: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, d_ff={d_ff}, "
+                             "V={V}", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
+                             d_h=cfg.head_dim, d_ff=cfg.d_ff, V=cfg.vocab_size), fontsize=10)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.85, bottom=0.15, wspace=0.25)
     return fig
 
@@ -225,42 +227,43 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     cross = kv_weights_crossover(cfg, dtype=dtype)
     fixed, per_token = (x * 1e3 for x in fit_step_time(measured))  # ms, ms per token
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
-    ax0.plot(T, w, color=COLORS["mask"], label="weights (the same at every T)")
-    ax0.plot(T, kv, color=COLORS["K"], label="K/V cache (grows with T)")
-    ax0.plot(T, w + kv, color="black", ls=":", label="total")
+    ax0.plot(T, w, color=COLORS["mask"], label=tr("weights (the same at every T)"))
+    ax0.plot(T, kv, color=COLORS["K"], label=tr("K/V cache (grows with T)"))
+    ax0.plot(T, w + kv, color="black", ls=":", label=tr("total"))
     ax0.set_ylim(0, (w + kv).max() * 1.15)
-    ax0.set_ylabel(f"MiB read per cached step ({dtype})")
-    ax0.set_title("What one step reads (counted)")
-    ax1.plot(T, np.full(len(T), fixed), color=COLORS["mask"], label=f"fitted fixed part: {fixed:.2f} ms")
-    ax1.plot(T, per_token * T, color=COLORS["K"], label=f"fitted growing part: {per_token * 1024:.2f} ms per 1k tokens")
-    ax1.plot(T, fixed + per_token * T, color="black", ls=":", label="fitted total")
+    ax0.set_ylabel(tr("MiB read per cached step ({dtype})", dtype=dtype))
+    ax0.set_title(tr("What one step reads (counted)"))
+    ax1.plot(T, np.full(len(T), fixed), color=COLORS["mask"], label=tr("fitted fixed part: {ms:.2f} ms", ms=fixed))
+    ax1.plot(T, per_token * T, color=COLORS["K"],
+             label=tr("fitted growing part: {ms:.2f} ms per 1k tokens", ms=per_token * 1024))
+    ax1.plot(T, fixed + per_token * T, color="black", ls=":", label=tr("fitted total"))
     med = np.array([s.median for s in measured["step"]]) * 1e3
     q1 = np.array([s.q1 for s in measured["step"]]) * 1e3
     q3 = np.array([s.q3 for s in measured["step"]]) * 1e3
     ax1.errorbar(T_meas, med, yerr=[med - q1, q3 - med], fmt="o", color=COLORS["cached"], ecolor="black",
-                 capsize=4, zorder=5, label="measured: median, bars first to third quartile")
+                 capsize=4, zorder=5, label=tr("measured: median, bars first to third quartile"))
     ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.3)  # room for the legend
-    ax1.set_ylabel("time per step (ms)")
-    ax1.set_title("What one step takes (measured)")
+    ax1.set_ylabel(tr("time per step (ms)"))
+    ax1.set_title(tr("What one step takes (measured)"))
     for ax in (ax0, ax1):
         if cross <= T_meas.max():
             ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5)
-            ax.text(cross, 0.03, f" K/V bytes = weight bytes\n at T = {cross:,}", transform=ax.get_xaxis_transform(),
-                    color=COLORS["decode"], fontsize=8, va="bottom")
+            ax.text(cross, 0.03, tr(" K/V bytes = weight bytes\n at T = {T:,}", T=cross),
+                    transform=ax.get_xaxis_transform(), color=COLORS["decode"], fontsize=8, va="bottom")
         ax.set_xlim(0, T_meas.max() * 1.03)
         ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 8)), 0)))
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x / 1024:g}k" if x else "0"))
-        ax.set_xlabel("context length T (tokens in the cache)")
+        ax.set_xlabel(tr("context length T (tokens in the cache)"))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
-    fig.suptitle(title or (f"Decode over a long context: L={cfg.n_layers}, C={cfg.d_model}, H={cfg.n_heads}, "
-                           f"H_kv={cfg.n_kv_heads}, d_h={cfg.head_dim}, V={cfg.vocab_size} (1 CPU thread)"),
-                 fontsize=10)
+    fig.suptitle(title or tr("Decode over a long context: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, V={V} "
+                             "(1 CPU thread)", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
+                             d_h=cfg.head_dim, V=cfg.vocab_size), fontsize=10)
     fig.subplots_adjust(left=0.06, right=0.98, top=0.86, bottom=0.14, wspace=0.2)
     return fig
 
 
-def plot_new_query_weights(weights, words: list[str], title: str = "The new token's query, one row per head"):
+def plot_new_query_weights(weights, words: list[str], title: str | None = None):
     """Attention weights ``[H, T + 1]`` of one decode step's single query over every cached key
     and its own (the last column). Each row sums to 1."""
     w = np.asarray(weights, dtype=float)  # (H, S)
@@ -270,9 +273,9 @@ def plot_new_query_weights(weights, words: list[str], title: str = "The new toke
     ax.set_xticks(range(S))
     ax.set_xticklabels([f"{t} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
     ax.set_yticks(range(H))
-    ax.set_ylabel("query head")
-    ax.set_xlabel("key position (token); the last key is the new token's own")
-    ax.set_title(title)
+    ax.set_ylabel(tr("query head"))
+    ax.set_xlabel(tr("key position (token); the last key is the new token's own"))
+    ax.set_title(tr("The new token's query, one row per head") if title is None else title)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.36)
-    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label="attention weight")
+    fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=tr("attention weight"))
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator
 
+from ..i18n import tr
 from . import COLORS, subplots
 
 
@@ -22,20 +23,28 @@ def _median_band(ax, x, stats, color, label, marker="o"):
     ax.errorbar(x, med, yerr=[lo, hi], fmt=marker + "-", color=color, label=label, capsize=3, ms=5)
 
 
-def plot_ttft_tpot(ttft: dict, tpot: dict, title: str = "TTFT and TPOT, with and without the KV cache"):
+def model_label(name: str) -> str:
+    """A model's name as shown: a preset's as it is, a benchmark shape's ("bench 50M") in the current language."""
+    if name.startswith("bench "):
+        return tr("bench {name}", name=name.removeprefix("bench "))
+    return name
+
+
+def plot_ttft_tpot(ttft: dict, tpot: dict, title: str | None = None):
     """Left: TTFT vs prompt length. Right: TPOT vs context length. Inputs are what
     ``utils.perf.ttft_vs_prompt_length`` and ``utils.perf.tpot_vs_context`` return (log-log axes,
-    median with quartile bars)."""
+    median with quartile bars). ``title`` defaults to "TTFT and TPOT, with and without the KV cache"."""
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
     for ax, res, xlabel, ylabel, sub in (
-        (ax0, ttft, "prompt length T (tokens)", "TTFT (ms)", "TTFT: the first token needs the whole prompt"),
-        (ax1, tpot, "context length T (tokens already there)", "TPOT: time of one decode step (ms)",
-         "TPOT: the cache makes each step small"),
+        (ax0, ttft, tr("prompt length T (tokens)"), tr("TTFT (ms)"),
+         tr("TTFT: the first token needs the whole prompt")),
+        (ax1, tpot, tr("context length T (tokens already there)"), tr("TPOT: time of one decode step (ms)"),
+         tr("TPOT: the cache makes each step small")),
     ):
         T = np.asarray(res["T"])
-        _median_band(ax, T, res["cached"], COLORS["cached"], "with KV cache")
+        _median_band(ax, T, res["cached"], COLORS["cached"], tr("with KV cache"))
         if res.get("no_cache") is not None:
-            _median_band(ax, T, res["no_cache"], COLORS["recompute"], "without cache (recompute everything)", "s")
+            _median_band(ax, T, res["no_cache"], COLORS["recompute"], tr("without cache (recompute everything)"), "s")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         _plain_log_y(ax)
@@ -46,42 +55,44 @@ def plot_ttft_tpot(ttft: dict, tpot: dict, title: str = "TTFT and TPOT, with and
         ax.set_title(sub, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
         ax.legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("TTFT and TPOT, with and without the KV cache") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
     return fig
 
 
-def plot_batch_sweep(sweep: dict, title: str = "Batching: more tokens per second, slower for each request"):
+def plot_batch_sweep(sweep: dict, title: str | None = None):
     """``utils.perf.batch_sweep``'s result. Left: throughput (tokens/s, all rows) vs B. Right: what one
-    request feels: TTFT, TPOT and end-to-end latency (ms) vs B."""
+    request feels: TTFT, TPOT and end-to-end latency (ms) vs B. ``title`` defaults to "Batching: more
+    tokens per second, slower for each request"."""
     B = np.asarray(sweep["B"])
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
-    ax0.plot(B, sweep["throughput"], "o-", color=COLORS["cached"], label="end to end: B x n / latency")
-    ax0.plot(B, sweep["decode_throughput"], "s--", color=COLORS["decode"], label="while decoding: B / TPOT")
-    ax0.set_ylabel("throughput (new tokens/s, all rows)")
-    ax0.set_title("The server's view: throughput", fontsize=10)
-    ax1.plot(B, np.asarray(sweep["latency_s"]) * 1e3, "o-", color="k", label="latency (end to end)")
+    ax0.plot(B, sweep["throughput"], "o-", color=COLORS["cached"], label=tr("end to end: B x n / latency"))
+    ax0.plot(B, sweep["decode_throughput"], "s--", color=COLORS["decode"], label=tr("while decoding: B / TPOT"))
+    ax0.set_ylabel(tr("throughput (new tokens/s, all rows)"))
+    ax0.set_title(tr("The server's view: throughput"), fontsize=10)
+    ax1.plot(B, np.asarray(sweep["latency_s"]) * 1e3, "o-", color="k", label=tr("latency (end to end)"))
     ax1.plot(B, np.asarray(sweep["ttft_s"]) * 1e3, "s-", color=COLORS["prefill"], label="TTFT")
     ax1.plot(B, np.asarray(sweep["tpot_s"]) * 1e3, "^-", color=COLORS["decode"], label="TPOT")
     ax1.set_yscale("log")
     _plain_log_y(ax1)
-    ax1.set_ylabel("time (ms, log scale)")
-    ax1.set_title("One request's view: latency", fontsize=10)
+    ax1.set_ylabel(tr("time (ms, log scale)"))
+    ax1.set_title(tr("One request's view: latency"), fontsize=10)
     for ax in (ax0, ax1):
         ax.set_xscale("log", base=2)
         ax.set_xticks(B, [str(b) for b in B])
         ax.minorticks_off()
-        ax.set_xlabel("batch size B (requests decoded together)")
+        ax.set_xlabel(tr("batch size B (requests decoded together)"))
         ax.grid(True, alpha=0.3, which="both")
         ax.legend(fontsize=8)
     ax0.set_ylim(bottom=0)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("Batching: more tokens per second, slower for each request") if title is None else title,
+                 fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
     return fig
 
 
 _PARTS = (("waiting", COLORS["mask"], 0.45), ("setup + prefill", COLORS["prefill"], 1.0),
-          ("first sampling", COLORS["K"], 1.0))
+          ("first sampling", COLORS["K"], 1.0))  # labels: English keys, shown through tr
 
 
 def _draw_schedule(ax, s: dict) -> None:
@@ -92,32 +103,34 @@ def _draw_schedule(ax, s: dict) -> None:
     left = np.asarray(s["arrival_s"]) * 1e3
     for key, (label, color, alpha) in zip(("wait_s", "prefill_s", "sample_s"), _PARTS):
         width = np.asarray(s[key]) * 1e3
-        ax.barh(rows, width, left=left, height=0.6, color=color, alpha=alpha, label=label)
+        ax.barh(rows, width, left=left, height=0.6, color=color, alpha=alpha, label=tr(label))
         left = left + width
+    steps = tr("decode steps (one per token)")
     for r, times in enumerate(s["token_times"]):  # one collection per row: fast with many tokens
         t = np.asarray(times) * 1e3
         ax.broken_barh(list(zip(t[:-1], np.diff(t))), (r - 0.3, 0.6), facecolor=COLORS["decode"],
-                       edgecolor="#a04800", linewidth=0.25, label="decode steps (one per token)" if r == 0 else None)
-    ax.plot(np.asarray(s["arrival_s"]) * 1e3, rows, "|", color="k", ms=10, mew=1.5, label="arrives")
+                       edgecolor="#a04800", linewidth=0.25, label=steps if r == 0 else None)
+    ax.plot(np.asarray(s["arrival_s"]) * 1e3, rows, "|", color="k", ms=10, mew=1.5, label=tr("arrives"))
     step = max(1, len(rows) // 12)  # at most about a dozen labels
     ax.set_yticks(rows[::step], [str(r) for r in rows[::step]])
     ax.set_ylim(len(rows) - 0.5, -0.5)  # request 0 on top
-    ax.set_ylabel("request")
+    ax.set_ylabel(tr("request"))
     ax.grid(True, axis="x", alpha=0.3)
 
 
 def _schedule_legend(ax) -> tuple[list, list[str]]:
     """The timeline's legend entries in the order a request lives them."""
     handles, labels = ax.get_legend_handles_labels()
-    order = ["arrives", *(label for label, _, _ in _PARTS), "decode steps (one per token)"]
+    order = [tr("arrives"), *(tr(label) for label, _, _ in _PARTS), tr("decode steps (one per token)")]
     pairs = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]) if hl[1] in order else len(order))
     return [h for h, _ in pairs], [label for _, label in pairs]
 
 
-def plot_schedules(schedules: dict, title: str = "The same requests, served three ways"):
+def plot_schedules(schedules: dict, title: str | None = None):
     """Each schedule (name -> ``utils.arrivals.Run.schedule()``) as a timeline of its requests (see
     ``_draw_schedule``). Each title: TTFT p50 and p95 (numpy's default percentiles) and the throughput,
-    tokens/s and requests/s over the run and tokens/s while computing."""
+    tokens/s and requests/s over the run and tokens/s while computing. ``title`` defaults to "The same
+    requests, served three ways"."""
     names = list(schedules)
     n_rows = max(len(s["arrival_s"]) for s in schedules.values())
     fig, axes = subplots(len(names), 1, figsize=(11, 1.2 + (0.9 + 0.11 * n_rows) * len(names)), sharex=True,
@@ -125,23 +138,24 @@ def plot_schedules(schedules: dict, title: str = "The same requests, served thre
     for ax, name in zip(axes[:, 0], names):
         s = schedules[name]
         _draw_schedule(ax, s)
-        ax.set_title(f"{name}: TTFT p50 {s['ttft_p50_s'] * 1e3:.1f} ms, p95 {s['ttft_p95_s'] * 1e3:.1f} ms | "
-                     f"{s['tokens_per_s']:.0f} tokens/s and {s['requests_per_s']:.0f} requests/s over the run, "
-                     f"{s['busy_tokens_per_s']:.0f} tokens/s while computing", fontsize=9, loc="left")
-    axes[-1][0].set_xlabel("time (ms)")
+        ax.set_title(tr("{name}: TTFT p50 {p50:.1f} ms, p95 {p95:.1f} ms | {tokens:.0f} tokens/s and {requests:.0f} "
+                        "requests/s over the run, {busy:.0f} tokens/s while computing", name=name,
+                        p50=s["ttft_p50_s"] * 1e3, p95=s["ttft_p95_s"] * 1e3, tokens=s["tokens_per_s"],
+                        requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left")
+    axes[-1][0].set_xlabel(tr("time (ms)"))
     fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=8)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)
     fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))  # room for the legend: a third of an inch
     return fig
 
 
-def plot_ttft_parts(schedule: dict, request: int, title: str = "TTFT has parts"):
+def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
     """Top: the requests' timeline (``_draw_schedule``). Bottom: request ``request``'s TTFT alone, split
     into waiting, setup + prefill and the first sampling, each labelled in ms (a part too thin to
-    see is still labelled)."""
+    see is still labelled). ``title`` defaults to "TTFT has parts"."""
     fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 4.2), gridspec_kw={"height_ratios": [2.2, 1]})
     _draw_schedule(ax0, schedule)
-    ax0.set_xlabel("time (ms)")
+    ax0.set_xlabel(tr("time (ms)"))
     ax0.legend(*_schedule_legend(ax0), fontsize=8, loc="upper right", ncol=2)
     parts = [schedule[key][request] * 1e3 for key in ("wait_s", "prefill_s", "sample_s")]  # ms
     ttft = sum(parts)
@@ -149,7 +163,7 @@ def plot_ttft_parts(schedule: dict, request: int, title: str = "TTFT has parts")
     for i, ((label, color, alpha), width) in enumerate(zip(_PARTS, parts)):
         ax1.barh(0, width, left=left, height=0.6, color=color, alpha=alpha)
         last = i == len(parts) - 1  # the last part is labelled below the bar, flush right: it may be a sliver
-        ax1.annotate(f"{label}: {width:.2f} ms", (left + width / 2, -0.3 if last else 0.3),
+        ax1.annotate(tr("{part}: {ms:.2f} ms", part=tr(label), ms=width), (left + width / 2, -0.3 if last else 0.3),
                      (left + width if last else left + width / 2, -0.85 if last else 0.85),
                      ha="right" if last else "center", va="center", fontsize=8,
                      arrowprops={"arrowstyle": "-", "lw": 0.6})
@@ -157,16 +171,19 @@ def plot_ttft_parts(schedule: dict, request: int, title: str = "TTFT has parts")
     ax1.set_xlim(0, ttft * 1.01)
     ax1.set_ylim(-1.3, 1.3)
     ax1.set_yticks([])
-    ax1.set_xlabel(f"request {request}: time since it arrived (ms); TTFT = {ttft:.2f} ms")
-    ax1.set_title(f"Request {request}'s TTFT = waiting + setup and prefill + first sampling", fontsize=10)
-    fig.suptitle(title, fontsize=11)
+    ax1.set_xlabel(tr("request {request}: time since it arrived (ms); TTFT = {ttft:.2f} ms",
+                      request=request, ttft=ttft))
+    ax1.set_title(tr("Request {request}'s TTFT = waiting + setup and prefill + first sampling", request=request),
+                  fontsize=10)
+    fig.suptitle(tr("TTFT has parts") if title is None else title, fontsize=11)
     fig.tight_layout()
     return fig
 
 
-def plot_rate_sweep(sweep: dict, title: str = "Three policies as the arrival rate grows"):
+def plot_rate_sweep(sweep: dict, title: str | None = None):
     """``sweep``: ``{"rate": [...], policy: [Run.summary() per rate]}``. Left: TTFT p50 (solid) and p95
-    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second."""
+    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second.
+    ``title`` defaults to "Three policies as the arrival rate grows"."""
     rate = np.asarray(sweep["rate"])
     policies = [k for k in sweep if k != "rate"]
     colors = dict(zip(policies, (COLORS["mask"], COLORS["prefill"], COLORS["decode"], COLORS["cached"])))
@@ -177,11 +194,11 @@ def plot_rate_sweep(sweep: dict, title: str = "Three policies as the arrival rat
             ax.plot(rate, [r[f"{key}_p50_s"] * 1e3 for r in rows], "o-", color=colors[p], ms=4)
             ax.plot(rate, [r[f"{key}_p95_s"] * 1e3 for r in rows], "--", color=colors[p])
         axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "o-", color=colors[p], ms=4, label=p)
-    for ax, ylabel, sub in zip(axes, ("TTFT (ms, log scale)", "TPOT (ms)", "tokens/s over the run"),
-                               ("Time to first token (solid p50, dashed p95)",
-                                "Time per output token (solid p50, dashed p95)", "Throughput")):
+    for ax, ylabel, sub in zip(axes, (tr("TTFT (ms, log scale)"), tr("TPOT (ms)"), tr("tokens/s over the run")),
+                               (tr("Time to first token (solid p50, dashed p95)"),
+                                tr("Time per output token (solid p50, dashed p95)"), tr("Throughput"))):
         ax.set_xscale("log")
-        ax.set_xlabel("arrival rate (requests/s, log scale)")
+        ax.set_xlabel(tr("arrival rate (requests/s, log scale)"))
         ax.set_ylabel(ylabel)
         ax.set_title(sub, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
@@ -190,60 +207,63 @@ def plot_rate_sweep(sweep: dict, title: str = "Three policies as the arrival rat
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
     axes[2].legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.15, wspace=0.28)
     return fig
 
 
-def plot_batch_roofline(models: dict, title: str = "Decode throughput against the roofline"):
+def plot_batch_roofline(models: dict, title: str | None = None):
     """One panel per model, ``name -> {"B", "memory_tps", "compute_tps", "ridge", "measured_B",
     "measured_tps"}`` and optionally ``"kernel_ridge"``: the most tokens/s each roof allows at batch B
     (memory: B / (bytes / bandwidth); compute: B / (FLOPs / peak)), the roofline (the lower of the
     two), the ridge batch where they cross, the batch where the compute roof meets the bandwidth the
-    decode step itself achieves (``kernel_ridge``), and the measured decode throughput B / TPOT (log-log)."""
+    decode step itself achieves (``kernel_ridge``), and the measured decode throughput B / TPOT (log-log).
+    ``title`` defaults to "Decode throughput against the roofline"."""
     fig, axes = subplots(1, len(models), figsize=(6 * len(models), 3.9), squeeze=False)
     for ax, (name, m) in zip(axes[0], models.items()):
         B = np.asarray(m["B"])
         mem, comp = np.asarray(m["memory_tps"]), np.asarray(m["compute_tps"])
-        ax.plot(B, mem, "--", color=COLORS["K"], label="memory roof: B / (bytes / bandwidth)")
-        ax.plot(B, comp, ":", color=COLORS["recompute"], lw=2, label="compute roof: B / (FLOPs / peak)")
-        ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label="roofline (the lower roof)")
+        ax.plot(B, mem, "--", color=COLORS["K"], label=tr("memory roof: B / (bytes / bandwidth)"))
+        ax.plot(B, comp, ":", color=COLORS["recompute"], lw=2, label=tr("compute roof: B / (FLOPs / peak)"))
+        ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label=tr("roofline (the lower roof)"))
         if m.get("ridge") is not None:
-            ax.axvline(m["ridge"], color="k", ls="-.", lw=0.8, label=f"ridge batch B = {m['ridge']}")
+            ax.axvline(m["ridge"], color="k", ls="-.", lw=0.8, label=tr("ridge batch B = {B}", B=m["ridge"]))
         if m.get("kernel_ridge") is not None:
             ax.axvline(m["kernel_ridge"], color=COLORS["decode"], ls="-.", lw=0.8,
-                       label=f"at the decode step's own bandwidth: B = {m['kernel_ridge']}")
+                       label=tr("at the decode step's own bandwidth: B = {B}", B=m["kernel_ridge"]))
         ax.plot(m["measured_B"], m["measured_tps"], "o-", color=COLORS["cached"], ms=6,
-                label="measured: B / TPOT")
+                label=tr("measured: B / TPOT"))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         _plain_log_y(ax)
         ticks = [b for b in B if b & (b - 1) == 0]  # powers of two
         ax.set_xticks(ticks, [str(b) for b in ticks])
         ax.minorticks_off()
-        ax.set_xlabel("batch size B (rows decoded together)")
-        ax.set_ylabel("decode tokens/s (all rows)")
+        ax.set_xlabel(tr("batch size B (rows decoded together)"))
+        ax.set_ylabel(tr("decode tokens/s (all rows)"))
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
         ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(tr("Decode throughput against the roofline") if title is None else title, fontsize=11)
     fig.tight_layout()
     return fig
 
 
-def plot_bandwidth(res: dict, title: str = "Batch-1 decode against the memory bandwidth"):
+def plot_bandwidth(res: dict, title: str | None = None):
     """``utils.perf.decode_vs_bandwidth``'s result: measured copy and read bandwidth next to the
-    bandwidth the decode step achieves (bytes it must read / its time), GB/s, median with quartiles."""
-    names = ["copy\n(read + write)", "reduce\n(read only)", "decode step\n(bytes / time)"]
+    bandwidth the decode step achieves (bytes it must read / its time), GB/s, median with quartiles.
+    ``title`` defaults to "Batch-1 decode against the memory bandwidth"."""
+    names = [tr("copy\n(read + write)"), tr("reduce\n(read only)"), tr("decode step\n(bytes / time)")]
     stats = [res["copy_Bps"], res["read_Bps"], res["achieved_Bps"]]
     med = np.array([s.median for s in stats]) / 1e9
     err = [med - np.array([s.q1 for s in stats]) / 1e9, np.array([s.q3 for s in stats]) / 1e9 - med]
     fig, ax = subplots(figsize=(7, 3.6))
     ax.bar(names, med, yerr=err, capsize=4, color=[COLORS["mask"], COLORS["mask"], COLORS["decode"]])
-    ax.axhline(res["limit_Bps"] / 1e9, color="k", ls="--", lw=1, label="measured limit")
-    ax.text(2, med[2] + err[1][2], f"{res['fraction']:.0%} of the limit", ha="center", va="bottom", fontsize=9)
-    ax.set_ylabel("memory bandwidth (GB/s)")
-    ax.set_title(title, fontsize=10)
+    ax.axhline(res["limit_Bps"] / 1e9, color="k", ls="--", lw=1, label=tr("measured limit"))
+    ax.text(2, med[2] + err[1][2], tr("{fraction:.0%} of the limit", fraction=res["fraction"]),
+            ha="center", va="bottom", fontsize=9)
+    ax.set_ylabel(tr("memory bandwidth (GB/s)"))
+    ax.set_title(tr("Batch-1 decode against the memory bandwidth") if title is None else title, fontsize=10)
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
@@ -258,35 +278,36 @@ def plot_decode_bound(state: dict, title: str | None = None):
     sweep = state["sweep"]
     B = np.asarray([r["B"] for r in sweep])
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6))
-    ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], label="memory roof")
+    ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], label=tr("memory roof"))
     if state.get("peak_flops"):
         ax0.loglog(B, [r["B"] / r["compute_s"] for r in sweep], ":", color=COLORS["recompute"], lw=2,
-                   label="compute roof")
+                   label=tr("compute roof"))
         if state.get("ridge") is not None:
-            ax0.axvline(state["ridge"], color="k", ls="-.", lw=0.8, label=f"ridge batch B = {state['ridge']}")
-    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"], ms=4, label="the limit")
+            ax0.axvline(state["ridge"], color="k", ls="-.", lw=0.8, label=tr("ridge batch B = {B}", B=state["ridge"]))
+    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"], ms=4, label=tr("the limit"))
     ax0.plot([state["B"]], [state["max_tokens_per_s"]], "o", ms=11, mfc="none", mec="k", label=f"B = {state['B']}")
     _plain_log_y(ax0)
-    ax0.set_ylabel("most tokens/s (all rows)")
-    ax0.set_title("Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)", fontsize=10)
+    ax0.set_ylabel(tr("most tokens/s (all rows)"))
+    ax0.set_title(tr("Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)"), fontsize=10)
     ax0.legend(fontsize=7)
     weights = np.asarray([r["weights"] for r in sweep]) / 1e9
     kv = np.asarray([r["kv_read"] + r["kv_write"] for r in sweep]) / 1e9
     x = np.arange(len(B))
-    ax1.bar(x, weights, color=COLORS["mask"], label="weights (read once per step)")
-    ax1.bar(x, kv, bottom=weights, color=COLORS["K"], label="K/V cache (read once per row)")
+    ax1.bar(x, weights, color=COLORS["mask"], label=tr("weights (read once per step)"))
+    ax1.bar(x, kv, bottom=weights, color=COLORS["K"], label=tr("K/V cache (read once per row)"))
     ax1.set_xticks(x, [str(b) for b in B])
-    ax1.set_ylabel("bytes read per decode step (GB)")
-    ax1.set_title("What one step reads", fontsize=10)
+    ax1.set_ylabel(tr("bytes read per decode step (GB)"))
+    ax1.set_title(tr("What one step reads"), fontsize=10)
     ax1.legend(fontsize=8)
     for ax in (ax0, ax1):
-        ax.set_xlabel("batch size B")
+        ax.set_xlabel(tr("batch size B"))
         ax.grid(True, alpha=0.3, which="both")
     if B.size:
         ax0.set_xticks(B, [str(b) for b in B])
         ax0.minorticks_off()
-    peak = f", {state['peak_flops'] / 1e12:,.3g} TFLOP/s" if state.get("peak_flops") else ""
-    fig.suptitle(title or f"{state['model']}, {state['dtype']}, T = {state['T']:,} per row, "
-                          f"{state['bandwidth_GBps']:,.3g} GB/s{peak}", fontsize=11)
+    peak = tr(", {peak:,.3g} TFLOP/s", peak=state["peak_flops"] / 1e12) if state.get("peak_flops") else ""
+    fig.suptitle(title or tr("{model}, {dtype}, T = {T:,} per row, {bandwidth:,.3g} GB/s{peak}",
+                             model=model_label(state["model"]), dtype=state["dtype"], T=state["T"],
+                             bandwidth=state["bandwidth_GBps"], peak=peak), fontsize=11)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
     return fig

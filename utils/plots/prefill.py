@@ -4,10 +4,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..i18n import tr
 from . import COLORS, new_figure
 
 
-def plot_timeline(segments, labels: list[str] | None = None, title: str = "One generation, measured"):
+def plot_timeline(segments, labels: list[str] | None = None, title: str | None = None):
     """Gantt bar of a generation: the prefill segment, then one segment per decode step.
 
     ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
@@ -23,18 +24,18 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str = "One g
             ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, labels[s.step],
                     ha="center", va="bottom", fontsize=9)
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
-    ax.legend(handles, ["setup + prefill (whole prompt) + first token", "decode step (one token)"],
+    ax.legend(handles, [tr("setup + prefill (whole prompt) + first token"), tr("decode step (one token)")],
               loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
     ax.set_yticks([])
     ax.set_ylim(-0.4, 0.75)
     ax.set_xlim(0, end * 1.02 if end else 1)
-    ax.set_xlabel("time since the call (ms)")
-    ax.set_title(title)
+    ax.set_xlabel(tr("time since the call (ms)"))
+    ax.set_title(tr("One generation, measured") if title is None else title)
     fig.tight_layout()
     return fig
 
 
-def plot_top_probs(words: list[str], probs, title: str = "Next-token probabilities"):
+def plot_top_probs(words: list[str], probs, title: str | None = None):
     """Bar chart of the most likely next tokens (``words`` with their ``probs``, most likely first)."""
     probs = [float(p) for p in probs]
     fig, (ax,) = new_figure(width=5.5, height=3.2)
@@ -43,14 +44,14 @@ def plot_top_probs(words: list[str], probs, title: str = "Next-token probabiliti
         ax.text(b.get_x() + b.get_width() / 2, p, f"{p:.2f}", ha="center", va="bottom", fontsize=9)
     ax.set_xticks(range(len(words)), words)
     ax.set_ylim(0, 1.08)
-    ax.set_xlabel("candidate next token")
-    ax.set_ylabel("probability")
-    ax.set_title(title)
+    ax.set_xlabel(tr("candidate next token"))
+    ax.set_ylabel(tr("probability"))
+    ax.set_title(tr("Next-token probabilities") if title is None else title)
     fig.tight_layout()
     return fig
 
 
-def plot_ttft(T_values, seconds, title: str = "TTFT vs prompt length"):
+def plot_ttft(T_values, seconds, title: str | None = None):
     """Two panels: TTFT (ms) against prompt length T, and TTFT per prompt token (µs).
 
     TTFT as ``generate`` measures it: cache and step setup, the prefill and the first pick.
@@ -59,20 +60,20 @@ def plot_ttft(T_values, seconds, title: str = "TTFT vs prompt length"):
     ms = np.asarray(list(seconds), dtype=float) * 1e3
     fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.4)
     ax1.plot(T, ms, "o-", color=COLORS["prefill"])
-    ax1.set_xlabel("prompt length T (tokens)")
-    ax1.set_ylabel("TTFT: setup + prefill + first pick (ms)")
+    ax1.set_xlabel(tr("prompt length T (tokens)"))
+    ax1.set_ylabel(tr("TTFT: setup + prefill + first pick (ms)"))
     ax1.set_ylim(0, None)
-    ax1.set_title("TTFT grows with T")
+    ax1.set_title(tr("TTFT grows with T"))
     ax2.plot(T, ms * 1e3 / T, "o-", color=COLORS["prefill"])
-    ax2.set_xlabel("prompt length T (tokens, log scale)")
-    ax2.set_ylabel("TTFT per prompt token (µs)")
+    ax2.set_xlabel(tr("prompt length T (tokens, log scale)"))
+    ax2.set_ylabel(tr("TTFT per prompt token (µs)"))
     ax2.set_xscale("log", base=2)
     ax2.set_xticks(T, [f"{t:g}" for t in T])
     ax2.minorticks_off()
     ax2.set_yscale("log")
     ax2.set_ylim(top=ax2.get_ylim()[1] * 1.5)
-    ax2.set_title("time per prompt token")
-    fig.suptitle(title)
+    ax2.set_title(tr("time per prompt token"))
+    fig.suptitle(tr("TTFT vs prompt length") if title is None else title)
     fig.tight_layout()
     return fig
 
@@ -87,15 +88,15 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
     vmax = vmax or float(np.abs(x).max()) or 1.0
     im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
     ax.set_yticks(range(len(words)), [f"{t}: {w}" for t, w in enumerate(words)])
-    ax.set_xlabel("dimension of the head (0 .. d_h-1)")
-    ax.set_ylabel("position t: token")
+    ax.set_xlabel(tr("dimension of the head (0 .. d_h-1)"))
+    ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
-    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="value")
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=tr("value"))
     fig.tight_layout()
     return fig
 
 
-def plot_padding_waste(rows: list[list[str]], mask, title: str = "What a left-padded batch caches"):
+def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
     """The batch's cache slots, one row per prompt and one column per position: real tokens
     (written in their cell) and padding (grey, hatched), which the cache stores all the same.
 
@@ -115,13 +116,13 @@ def plot_padding_waste(rows: list[list[str]], mask, title: str = "What a left-pa
     n_pad = int((~m).sum())
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
                plt.Rectangle((0, 0), 1, 1, facecolor="#e6e6e6", hatch="///", edgecolor="white")]
-    ax.legend(handles, [f"real token ({m.sum()})", f"padding ({n_pad}): cached all the same"],
+    ax.legend(handles, [tr("real token ({n})", n=m.sum()), tr("padding ({n_pad}): cached all the same", n_pad=n_pad)],
               loc="upper center", bbox_to_anchor=(0.5, -0.36), ncol=2, frameon=False, fontsize=8)
     ax.set_xlim(-0.5, T - 0.5)
     ax.set_ylim(B - 0.5, -0.5)
     ax.set_xticks(range(T))
-    ax.set_yticks(range(B), [f"row {b}: {int(m[b].sum())} real" for b in range(B)])
-    ax.set_xlabel("cache position (one slot per row and position, in every layer)")
-    ax.set_title(title)
+    ax.set_yticks(range(B), [tr("row {b}: {n} real", b=b, n=int(m[b].sum())) for b in range(B)])
+    ax.set_xlabel(tr("cache position (one slot per row and position, in every layer)"))
+    ax.set_title(tr("What a left-padded batch caches") if title is None else title)
     fig.tight_layout()
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..i18n import tr
 from . import COLORS, new_figure, subplots
 
 
@@ -19,13 +20,14 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     """
     T, k, p = settings["temperature"], settings["top_k"], settings["top_p"]
     titles = {
-        "original": "1 · the model's distribution: softmax(logits)",
-        "temperature": ("2 · greedy: all mass on the argmax" if T == 0
-                        else f"2 · temperature {T:g}: softmax(logits / {T:g})"),
-        "top_k": "3 · top-k " + ("off" if k is None or T == 0 else f"= {k}: only the {k} most likely stay"),
-        "top_p": "4 · top-p " + ("off" if p is None or T == 0 else f"= {p:g}: smallest set reaching {p:g}")
-                 + " → what sample() draws from"
-                 + (f" (kept set: {settings['kept_size']} tokens)" if "kept_size" in settings else ""),
+        "original": tr("1 · the model's distribution: softmax(logits)"),
+        "temperature": (tr("2 · greedy: all mass on the argmax") if T == 0
+                        else tr("2 · temperature {T:g}: softmax(logits / {T:g})", T=T)),
+        "top_k": (tr("3 · top-k off") if k is None or T == 0
+                  else tr("3 · top-k = {k}: only the {k} most likely stay", k=k)),
+        "top_p": (tr("4 · top-p off") if p is None or T == 0
+                  else tr("4 · top-p = {p:g}: smallest set reaching {p:g}", p=p)) + tr(" → what sample() draws from")
+                 + (tr(" (kept set: {n} tokens)", n=settings["kept_size"]) if "kept_size" in settings else ""),
     }
     colors = {"original": COLORS["prefill"], "temperature": COLORS["decode"], "top_k": COLORS["K"],
               "top_p": COLORS["cached"]}
@@ -42,20 +44,21 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
             if pr >= 0.005:
                 ax.text(xi, pr, f"{pr:.2f}", ha="center", va="bottom", fontsize=8)
         ax.set_ylim(0, 1.15)
-        ax.set_ylabel("probability")
+        ax.set_ylabel(tr("probability"))
         ax.set_title(titles[name], fontsize=10, loc="left")
     axes[-1].set_xticks(x, labels, fontsize=8)
-    axes[-1].set_xlabel(f"next token (the {len(ids)} most likely under the model; × = removed)")
+    axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; × = removed)", n=len(ids)))
     if title:
         fig.suptitle(title)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)  # tight_layout is slow
     return fig
 
 
-def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str = "Temperature reshapes the distribution"):
+def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None = None):
     """Grouped bars: the probabilities of ``words`` (most likely first) at each temperature.
 
-    ``probs_by_t``: temperature -> probabilities of ``words`` (0 = greedy, a one-hot).
+    ``probs_by_t``: temperature -> probabilities of ``words`` (0 = greedy, a one-hot); ``title``
+    defaults to "Temperature reshapes the distribution".
     """
     temps = list(probs_by_t)
     cmap = plt.get_cmap("coolwarm")
@@ -63,14 +66,14 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str = "Tem
     width = 0.8 / len(temps)
     fig, (ax,) = new_figure(width=8.0, height=3.6)
     for j, t in enumerate(temps):
-        label = "T = 0 (greedy)" if t == 0 else f"T = {t:g}"
+        label = tr("T = 0 (greedy)") if t == 0 else f"T = {t:g}"
         ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
                color=cmap(j / max(len(temps) - 1, 1)), label=label)
     ax.set_xticks(x, words)
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("next token (most likely first)")
-    ax.set_ylabel("probability")
-    ax.set_title(title)
+    ax.set_xlabel(tr("next token (most likely first)"))
+    ax.set_ylabel(tr("probability"))
+    ax.set_title(tr("Temperature reshapes the distribution") if title is None else title)
     ax.legend(frameon=False)
     fig.tight_layout()
     return fig

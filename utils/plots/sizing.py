@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..i18n import tr
 from . import COLORS, format_bytes, new_figure
 
 
@@ -27,7 +28,7 @@ def byte_unit(n: float) -> tuple[str, int]:
 def plot_kv_vs_context(ax, per_token: dict[str, int], T_max: int, mark: tuple[int, int] | None = None,
                        highlight: str | None = None, max_context: int | None = None,
                        limits: dict[str, int] | None = None, gpu_gib: tuple[int, ...] = (24, 80),
-                       title: str = "KV cache memory vs context length T"):
+                       title: str | None = None):
     """Lines ``bytes = per_token[label] * T`` for T in [0, T_max] (the cache grows linearly in T).
 
     ``highlight`` is drawn bold, the other lines thin; ``mark`` = ``(T, bytes)`` puts a dot on
@@ -54,8 +55,8 @@ def plot_kv_vs_context(ax, per_token: dict[str, int], T_max: int, mark: tuple[in
                     color=COLORS["mask"])
     if max_context is not None and max_context <= T_max:
         ax.axvline(max_context, color=COLORS["decode"], linestyle=":", linewidth=1.2)
-        ax.text(max_context, top / scale * 0.5, f" model's max context\n {max_context:,} tokens", va="center",
-                ha="left", fontsize=8, color=COLORS["decode"])
+        ax.text(max_context, top / scale * 0.5, tr(" model's max context\n {n:,} tokens", n=max_context),
+                va="center", ha="left", fontsize=8, color=COLORS["decode"])
     if mark is not None:
         ax.plot([mark[0]], [mark[1] / scale], "o", color="black", zorder=5)
         ax.annotate(format_bytes(mark[1]), (mark[0], mark[1] / scale), textcoords="offset points",
@@ -64,14 +65,14 @@ def plot_kv_vs_context(ax, per_token: dict[str, int], T_max: int, mark: tuple[in
     ax.set_ylim(0, top / scale * 1.05)
     ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_max, 8) / 8)), 0)))
     ax.xaxis.set_major_formatter(_token_formatter)
-    ax.set_xlabel("context length T (tokens)" + ("; dotted: past the model's max context" if limits else ""))
-    ax.set_ylabel(f"KV cache memory ({unit})")
-    ax.set_title(title)
+    ax.set_xlabel(tr("context length T (tokens)") + (tr("; dotted: past the model's max context") if limits else ""))
+    ax.set_ylabel(tr("KV cache memory ({unit})", unit=unit))
+    ax.set_title(tr("KV cache memory vs context length T") if title is None else title)
     ax.legend(fontsize=8, loc="upper left")
 
 
 def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds: list[str],
-                        title: str = "KV cache per token (fp16, all layers, K and V)"):
+                        title: str | None = None):
     """Horizontal bars: cache bytes one token adds, per model, coloured by MHA / GQA / MQA."""
     kib = [b / 2**10 for b in per_token_bytes]
     y = np.arange(len(names))
@@ -81,8 +82,8 @@ def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds:
     ax.set_yticks(y, names)
     ax.invert_yaxis()
     ax.set_xlim(0, max(kib) * 1.18)
-    ax.set_xlabel("KV cache per token (KiB)")
-    ax.set_title(title)
+    ax.set_xlabel(tr("KV cache per token (KiB)"))
+    ax.set_title(tr("KV cache per token (fp16, all layers, K and V)") if title is None else title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for k, c in _KIND_COLORS.items() if k in kinds]
     ax.legend(handles, [k for k in _KIND_COLORS if k in kinds], fontsize=8, loc="lower right")
 
@@ -98,13 +99,13 @@ def plot_budget(state: dict):
     n = state["n_requests"]
     padding = state.get("padding", 0.0)
     if padding > 0:
-        cache_parts = [(f"KV cache: real tokens of {n:,} request(s)", state["real_bytes"], COLORS["cached"], None),
-                       ("KV cache: padding", state["padding_bytes"], "white", "///")]
+        cache_parts = [(tr("KV cache: real tokens of {n:,} request(s)", n=n), state["real_bytes"], COLORS["cached"],
+                        None), (tr("KV cache: padding"), state["padding_bytes"], "white", "///")]
     else:
-        cache_parts = [(f"KV cache of {n:,} request(s)", state["cache_used_bytes"], COLORS["cached"], None)]
-    parts = [("weights", state["weight_bytes"], COLORS["mask"], None),
-             ("reserve", state["reserve_bytes"], "#c7c7c7", None), *cache_parts,
-             ("unused", max(state["unused_bytes"], 0), "#f2f2f2", None)]
+        cache_parts = [(tr("KV cache of {n:,} request(s)", n=n), state["cache_used_bytes"], COLORS["cached"], None)]
+    parts = [(tr("weights"), state["weight_bytes"], COLORS["mask"], None),
+             (tr("reserve"), state["reserve_bytes"], "#c7c7c7", None), *cache_parts,
+             (tr("unused"), max(state["unused_bytes"], 0), "#f2f2f2", None)]
     left = 0.0
     for label, b, color, hatch in parts:
         w = min(b, max(state["gpu_bytes"] - left, 0)) / gib  # draw what fits on the card
@@ -113,15 +114,15 @@ def plot_budget(state: dict):
         left += w * gib
     ax1.set_xlim(0, state["gpu_bytes"] / gib)
     ax1.set_yticks([])
-    ax1.set_xlabel("GPU memory (GiB)")
-    ax1.set_title("Where the memory goes")
+    ax1.set_xlabel(tr("GPU memory (GiB)"))
+    ax1.set_title(tr("Where the memory goes"))
     ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, frameon=False)
     T, n_curve = state["curve_T"], state["curve_n"]
     ax2.plot(T, n_curve, "o-", color=COLORS["cached"], markersize=3,
-             label="each request reserves T positions" if padding > 0 else None)
+             label=tr("each request reserves T positions") if padding > 0 else None)
     if padding > 0 and state.get("curve_n_real_only") is not None:
         ax2.plot(T, state["curve_n_real_only"], "--", color=COLORS["decode"],
-                 label=f"each holds only its real tokens ({1 - padding:.0%} of T)")
+                 label=tr("each holds only its real tokens ({share:.0%} of T)", share=1 - padding))
         ax2.plot([state["T"]], [state["n_if_real_only"]], "o", mfc="white", color=COLORS["decode"], zorder=5)
         ax2.annotate(f"{state['n_if_real_only']:,}", (state["T"], state["n_if_real_only"]), textcoords="offset points",
                      xytext=(-8, 6), ha="right", fontsize=9, color=COLORS["decode"])
@@ -130,14 +131,14 @@ def plot_budget(state: dict):
     ax2.annotate(f"{n:,}", (state["T"], n), textcoords="offset points", xytext=(6, 6), fontsize=9)
     if state["max_context"] <= T[-1]:
         ax2.axvline(state["max_context"], color=COLORS["decode"], linestyle=":", linewidth=1.2)
-        ax2.text(state["max_context"], 1, " model's\n max context", fontsize=8, color=COLORS["decode"])
+        ax2.text(state["max_context"], 1, tr(" model's\n max context"), fontsize=8, color=COLORS["decode"])
     ax2.set_xscale("log", base=2)
     ax2.xaxis.set_major_formatter(_token_formatter)
     ax2.set_yscale("symlog", linthresh=1)
     ax2.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, pos=None: f"{y:,.0f}"))
     ax2.set_ylim(0, None)
-    ax2.set_xlabel("tokens per request T (log scale)")
-    ax2.set_ylabel("concurrent requests that fit")
-    ax2.set_title("Longer requests, fewer of them")
+    ax2.set_xlabel(tr("tokens per request T (log scale)"))
+    ax2.set_ylabel(tr("concurrent requests that fit"))
+    ax2.set_title(tr("Longer requests, fewer of them"))
     fig.subplots_adjust(left=0.04, right=0.98, bottom=0.36, top=0.91, wspace=0.3)  # fixed: tight_layout is slow
     return fig

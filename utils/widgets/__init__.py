@@ -19,6 +19,8 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import clear_output, display
 
+from ..i18n import tr
+
 _STYLE = {"description_width": "initial"}
 
 
@@ -44,7 +46,7 @@ def dropdown(description: str, options, value) -> widgets.Dropdown:
 class Panel:
     """Base of every panel: wires the controls to ``update`` (see the module docstring)."""
 
-    title = ""
+    title = ""  # in English; shown through ``tr``, so each panel's title has a catalogue entry
 
     def __init__(self, controls: dict[str, widgets.Widget]) -> None:
         self.controls = controls
@@ -54,7 +56,7 @@ class Panel:
         self.fig = None
         for w in controls.values():
             w.observe(self._on_change, names="value")
-        header = [widgets.HTML(f"<b>{_html.escape(self.title)}</b>")] if self.title else []
+        header = [widgets.HTML(f"<b>{_html.escape(tr(self.title))}</b>")] if self.title else []
         self.widget = widgets.VBox(header + [widgets.VBox(list(controls.values())), self.html, self.out])
         self.update()
 

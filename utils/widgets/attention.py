@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import attention, causal_mask, repeat_kv
+from ..i18n import tr
 from ..plots import new_figure, plot_head_groups, plot_mask, plot_weights
 from . import Panel, int_slider, selection_slider
 
@@ -36,9 +37,9 @@ class AttentionShapesPanel(Panel):
         self._syncing = False
         self._last_H = H
         controls = {
-            "T": int_slider("T (tokens)", T, 1, T_max, continuous_update=False),
-            "H": int_slider("H (query heads)", H, 1, H_max, continuous_update=False),
-            "H_kv": selection_slider("H_kv (K/V heads)", divisors(H), H_kv),
+            "T": int_slider(tr("T (tokens)"), T, 1, T_max, continuous_update=False),
+            "H": int_slider(tr("H (query heads)"), H, 1, H_max, continuous_update=False),
+            "H_kv": selection_slider(tr("H_kv (K/V heads)"), divisors(H), H_kv),
         }
         super().__init__(controls)
 
@@ -96,35 +97,41 @@ class AttentionShapesPanel(Panel):
 
     def render(self, s: dict) -> str:
         rows = [
-            ("x", "input", "B, T, C"),
-            ("q", "queries: x @ W_q, split into heads", "B, H, T, d_h"),
-            ("k", "keys: x @ W_k (what the cache stores)", "B, H_kv, T, d_h"),
-            ("v", "values: x @ W_v (what the cache stores)", "B, H_kv, T, d_h"),
-            ("k_rep", "keys after repeat_kv (same for values)", "B, H, T, d_h"),
-            ("scores", "q @ kᵀ / √d_h, masked, softmax", "B, H, T, T"),
-            ("out", "weights @ v", "B, H, T, d_h"),
-            ("merged", "heads concatenated (then W_o)", "B, T, C"),
+            ("x", tr("input"), "B, T, C"),
+            ("q", tr("queries: x @ W_q, split into heads"), "B, H, T, d_h"),
+            ("k", tr("keys: x @ W_k (what the cache stores)"), "B, H_kv, T, d_h"),
+            ("v", tr("values: x @ W_v (what the cache stores)"), "B, H_kv, T, d_h"),
+            ("k_rep", tr("keys after repeat_kv (same for values)"), "B, H, T, d_h"),
+            ("scores", tr("q @ kᵀ / √d_h, masked, softmax"), "B, H, T, T"),
+            ("out", tr("weights @ v"), "B, H, T, d_h"),
+            ("merged", tr("heads concatenated (then W_o)"), "B, T, C"),
         ]
         cells = "".join(
             f"<tr><td><code>{n}</code></td><td>{what}</td><td>[{sym}]</td>"
             f"<td><code class=\"shape-{n}\">{_shape(s['shapes'][n])}</code></td></tr>"
             for n, what, sym in rows)
-        groups = "; ".join(f"K/V head {j} ← query heads {', '.join(map(str, g))}" for j, g in enumerate(s["groups"]))
+        groups = tr("; ").join(tr("K/V head {j} ← query heads {heads}", j=j, heads=", ".join(map(str, g)))
+                               for j, g in enumerate(s["groups"]))
+        head = "".join(f"<th>{h}</th>" for h in (tr("tensor"), tr("what"), tr("symbols"), tr("shape")))
         return (
             f"<div class=\"attention-shapes\">"
             f"<p>B={s['B']}, T={s['T']}, H={s['H']}, d_h={s['d_h']}, C=H·d_h={s['C']}</p>"
-            f"<table><tr><th>tensor</th><th>what</th><th>symbols</th><th>shape</th></tr>{cells}</table>"
-            f"<p><b>{s['kind']}</b>: <span class=\"kv-heads\">{s['n_kv_heads']}</span> K/V head(s) for {s['H']} "
-            f"query heads ({s['n_rep']} query head(s) per K/V head). {groups}.</p>"
-            f"<p>Per token and layer the cache keeps 2·H_kv·d_h = <b>{s['kv_numbers_per_token']}</b> numbers "
-            f"(MHA with the same H would keep {s['kv_numbers_per_token_mha']}).</p>"
-            f"<p>Equals torch's scaled_dot_product_attention: <b>{s['matches_sdpa']}</b></p></div>"
+            f"<table><tr>{head}</tr>{cells}</table><p>"
+            + tr("<b>{kind}</b>: <span class=\"kv-heads\">{n_kv}</span> K/V head(s) for {H} query heads "
+                 "({n_rep} query head(s) per K/V head). {groups}.", kind=s["kind"], n_kv=s["n_kv_heads"], H=s["H"],
+                 n_rep=s["n_rep"], groups=groups)
+            + "</p><p>"
+            + tr("Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers "
+                 "(MHA with the same H would keep {n_mha}).", n=s["kv_numbers_per_token"],
+                 n_mha=s["kv_numbers_per_token_mha"])
+            + "</p><p>" + tr("Equals torch's scaled_dot_product_attention: <b>{same}</b>", same=s["matches_sdpa"])
+            + "</p></div>"
         )
 
     def plot(self, s: dict):
         fig, (ax1, ax2, ax3) = new_figure(ncols=3, width=4.2, height=3.6)
-        plot_mask(ax1, s["mask"], title=f"Causal mask, T={s['T']}")
-        plot_weights(ax2, s["weights"], title="Weights of query head 0")
+        plot_mask(ax1, s["mask"], title=tr("Causal mask, T={T}", T=s["T"]))
+        plot_weights(ax2, s["weights"], title=tr("Weights of query head 0"))
         plot_head_groups(ax3, s["H"], s["H_kv"])
         fig.subplots_adjust(left=0.05, right=0.99, bottom=0.2, top=0.9, wspace=0.55)  # fixed: tight_layout is slow
         return fig

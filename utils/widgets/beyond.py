@@ -1,6 +1,7 @@
 """Panel of notebook 08 (beyond the basics): a sliding-window cache against the full one."""
 from __future__ import annotations
 
+from ..i18n import tr
 from ..plots import plot_sliding_window
 from ..sliding import compare_sliding
 from . import Panel, dropdown, int_slider
@@ -27,8 +28,8 @@ class SlidingWindowPanel(Panel):
         self._runs: dict[int, object] = dict(runs or {})
         N = ids.shape[1]
         super().__init__({
-            "window": dropdown("window W", list(SLIDING_WINDOWS), 16),
-            "n_tokens": int_slider("tokens fed", min(64, N), 1, N, continuous_update=False),
+            "window": dropdown(tr("window W"), list(SLIDING_WINDOWS), 16),
+            "n_tokens": int_slider(tr("tokens fed"), min(64, N), 1, N, continuous_update=False),
         })
 
     def compute(self, window: int, n_tokens: int) -> dict:
@@ -47,13 +48,17 @@ class SlidingWindowPanel(Panel):
         }
 
     def render(self, s: dict) -> str:
-        first = ("never: every position still sees all its history" if s["first_diff"] is None
-                 else f"from position {s['first_diff']} on (the first token whose window has dropped a key)")
-        return (f"<p>W = {s['window']}, {s['n_tokens']} tokens fed: the cache holds <b>{s['stored']}</b> positions "
-                f"({s['nbytes']:,} bytes; a full cache would hold {s['n_tokens']} positions, {s['full_nbytes']:,} bytes); "
-                f"the next token gets RoPE position <b>{s['n_seen']}</b>.<br>"
-                f"Logits differ from full attention: <b>{first}</b>. "
-                f"Equal to the sliding-window recompute (band mask) at every position: <b>{s['equals_windowed']}</b></p>")
+        first = (tr("never: every position still sees all its history") if s["first_diff"] is None
+                 else tr("from position {position} on (the first token whose window has dropped a key)",
+                         position=s["first_diff"]))
+        held = tr("W = {W}, {n} tokens fed: the cache holds <b>{stored}</b> positions ({nbytes:,} bytes; a full cache "
+                  "would hold {n} positions, {full_nbytes:,} bytes); the next token gets RoPE position <b>{seen}</b>.",
+                  W=s["window"], n=s["n_tokens"], stored=s["stored"], nbytes=s["nbytes"], full_nbytes=s["full_nbytes"],
+                  seen=s["n_seen"])
+        differs = tr("Logits differ from full attention: <b>{first}</b>.", first=first)
+        equal = tr("Equal to the sliding-window recompute (band mask) at every position: <b>{equal}</b>",
+                   equal=s["equals_windowed"])
+        return f"<p>{held}<br>{differs} {equal}</p>"
 
     def plot(self, s: dict):
         return plot_sliding_window(s["comp"], self.tol)

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import html
+import re
 
 import ipywidgets as widgets
 
 from .. import bugs
+from ..i18n import tr
 from ..plots import plot_bug_divergence
 from . import Panel, dropdown
 
@@ -19,6 +21,11 @@ def diff_html(diff: str) -> str:
             color = "#eee"
         rows.append(f"<div style='background:{color};white-space:pre'>{html.escape(line) or ' '}</div>")
     return f"<div style='font-family:monospace;font-size:85%'>{''.join(rows)}</div>"
+
+
+def _prose(text: str) -> str:
+    """Escaped text with its `code` spans (the Chinese catalogue marks code names so) as <code>."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(text))
 
 
 class BugLabPanel(Panel):
@@ -36,8 +43,8 @@ class BugLabPanel(Panel):
         self._runs: dict[tuple[str, bool], object] = {}  # (bug, fixed) -> Outcome
         self._figs: dict[tuple[str, bool], object] = {}  # (bug, fixed) -> figure
         super().__init__({
-            "bug": dropdown("bug", [(b.title, b.key) for b in bugs.BUGS], bugs.BUGS[0].key),
-            "fixed": widgets.Checkbox(value=False, description="apply the fix"),
+            "bug": dropdown(tr("bug"), [(tr(b.title), b.key) for b in bugs.BUGS], bugs.BUGS[0].key),
+            "fixed": widgets.Checkbox(value=False, description=tr("apply the fix")),
         })
 
     def compute(self, bug: str, fixed: bool) -> dict:
@@ -57,15 +64,18 @@ class BugLabPanel(Panel):
         verdict = f"<b style='color:{color}'>{html.escape(s['summary'])}</b>"
         if s["raised"]:
             verdict += f"<br><code>{html.escape(s['raised'][:300])}</code>"
-        return (f"<p>{'fixed' if s['fixed'] else 'broken'} code, checked against a full recompute: {verdict}</p>"
-                f"<p><b>symptom</b> {html.escape(s['symptom'])} &middot; <b>cause</b> {html.escape(s['cause'])}"
-                f" &middot; <b>check / fix</b> {html.escape(s['check'])}</p>{diff_html(s['diff'])}")
+        code = tr("fixed code") if s["fixed"] else tr("broken code")
+        fields = (("symptom", "symptom"), ("cause", "cause"), ("check", "check / fix"))  # state key, heading
+        notes = " &middot; ".join(f"<b>{tr(name)}</b> {_prose(tr(s[key]))}" for key, name in fields)
+        return (f"<p>{tr('{code}, checked against a full recompute: {verdict}', code=code, verdict=verdict)}</p>"
+                f"<p>{notes}</p>{diff_html(s['diff'])}")
 
     def plot(self, s: dict):
         if s["diffs"] is None:
             return None
         key = (s["bug"], s["fixed"])
         if key not in self._figs:  # one figure per (bug, fix): flipping back and forth is instant
-            label = f"{s['title']} ({'fixed' if s['fixed'] else 'broken'})"
+            title = tr(s["title"])
+            label = tr("{title} (fixed)", title=title) if s["fixed"] else tr("{title} (broken)", title=title)
             self._figs[key] = plot_bug_divergence({label: s["diffs"]}, bugs.TOL, title=s["summary"])
         return self._figs[key]

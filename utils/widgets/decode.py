@@ -8,6 +8,7 @@ import torch
 
 from ..cache import KVCache
 from ..generate import decode_step, prefill
+from ..i18n import tr
 from ..perf import torch_threads
 from ..plots import COLORS
 from . import _STYLE, Panel, int_slider
@@ -64,24 +65,26 @@ def decode_grids_html(s: dict) -> str:
         else:
             cells = ["recomputed"] * (T0 + r - 1) + ["new"] + ["empty"] * (n_pos - T0 - r)
         cls = "now" if r == step else ("future" if r > step else "past")
-        left.append((cls, ("&#9654; " if r == step else "") + ("prefill" if r == 0 else f"step {r}"), cells))
+        label = tr("prefill") if r == 0 else tr("step {r}", r=r)
+        left.append((cls, ("&#9654; " if r == step else "") + label, cells))
     right = []
     for layer, n in enumerate(s["cache_len_per_layer"]):
         cells = ["prompt"] * min(n, T0) + ["appended"] * max(0, n - T0) + ["empty"] * (n_pos - n)
         if n > T0 and step:
             cells[n - 1] += " last"
-        right.append(("layer", f"layer {layer}", cells))
+        right.append(("layer", tr("layer {layer}", layer=layer), cells))
     key = "".join(f"<span style='background:{c}'></span>{t}" for c, t in [
-        (COLORS["prefill"], "prompt (prefill)"), (COLORS["recompute"], "history recomputed (no cache)"),
-        (COLORS["cached"], "new token (both loops)"), (COLORS["decode"], "K/V appended by decode")])
+        (COLORS["prefill"], tr("prompt (prefill)")), (COLORS["recompute"], tr("history recomputed (no cache)")),
+        (COLORS["cached"], tr("new token (both loops)")), (COLORS["decode"], tr("K/V appended by decode"))])
     box = "<div style='overflow-x:auto;max-width:100%'>"
     return (
         f"{_DECODE_CSS}<div class='decode-key' style='font-size:90%;margin:4px 0'>{key}</div>"
         "<div style='display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start'>"
-        f"<div><b>Loop without cache</b>: step {step} recomputes {s['n_recomputed']} history positions"
-        f"{box}{_grid_table('decode-nocache', header, left)}</div></div>"
-        f"<div><b>KV cache</b> after step {step}: every layer holds {s['cache_len']} positions"
-        f"{box}{_grid_table('decode-cache', header, right)}</div></div></div>"
+        "<div>" + tr("<b>Loop without cache</b>: step {step} recomputes {n} history positions", step=step,
+                     n=s["n_recomputed"])
+        + f"{box}{_grid_table('decode-nocache', header, left)}</div></div>"
+        "<div>" + tr("<b>KV cache</b> after step {step}: every layer holds {n} positions", step=step, n=s["cache_len"])
+        + f"{box}{_grid_table('decode-cache', header, right)}</div></div></div>"
     )
 
 
@@ -135,10 +138,10 @@ class DecodePanel(Panel):
         self.max_new_tokens = max_new_tokens
         self._traces: dict[tuple, dict] = {}  # prompt ids -> trace_decode result
         self._syncing = False
-        prompt_box = widgets.Text(value=prompt, description="prompt", continuous_update=False,
-                                  placeholder="<BOS> she has", style=_STYLE,
+        prompt_box = widgets.Text(value=prompt, description=tr("prompt"), continuous_update=False,
+                                  placeholder=tr("<BOS> she has"), style=_STYLE,
                                   layout=widgets.Layout(width="560px"))
-        step = int_slider("step", 0, 0, max(0, max_new_tokens - 1))  # HTML only: cheap to redraw
+        step = int_slider(tr("step"), 0, 0, max(0, max_new_tokens - 1))  # HTML only: cheap to redraw
         super().__init__({"prompt": prompt_box, "step": step})
 
     def _on_change(self, change) -> None:
@@ -173,15 +176,16 @@ class DecodePanel(Panel):
         unknown = [w for w in words if w not in vocab]
         if unknown:
             examples = " ".join(w for w in self.tok.vocab[3:] if w.isascii())
-            return None, (f"Unknown word(s): {', '.join(repr(w) for w in dict.fromkeys(unknown))}. "
-                          f"Use words of the course vocabulary separated by spaces, e.g. "
-                          f"'<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}")
+            return None, tr("Unknown word(s): {words}. Use words of the course vocabulary separated by spaces, "
+                            "e.g. '<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}",
+                            words=", ".join(repr(w) for w in dict.fromkeys(unknown)), examples=examples)
         if words[:1] != ["<BOS>"]:
             words = ["<BOS>"] + words  # documents start with <BOS>, as in training
         limit = self.model.cfg.max_seq_len - self.max_new_tokens
         if len(words) > limit:
-            return None, (f"The prompt has {len(words)} tokens; at most {limit} fit "
-                          f"(max_seq_len={self.model.cfg.max_seq_len} minus {self.max_new_tokens} new tokens).")
+            return None, tr("The prompt has {n} tokens; at most {limit} fit (max_seq_len={max_seq_len} minus "
+                            "{new} new tokens).", n=len(words), limit=limit, max_seq_len=self.model.cfg.max_seq_len,
+                            new=self.max_new_tokens)
         return self.tok.encode(" ".join(words)), ""
 
     def _trace(self, ids: list[int]) -> dict:
@@ -205,20 +209,20 @@ class DecodePanel(Panel):
         ids, message = self._parse(prompt)
         if ids is None:
             return {"ok": False, "message": message, "prompt": prompt}
-        tr = self._trace(ids)
-        T0, n_steps = len(ids), len(tr["new_ids"]) - 1
+        trace = self._trace(ids)
+        T0, n_steps = len(ids), len(trace["new_ids"]) - 1
         self._set_step_max(n_steps)
         step = min(max(int(step), 0), n_steps)
-        tokens = self.tok.tokens(ids + tr["new_ids"])
+        tokens = self.tok.tokens(ids + trace["new_ids"])
         fed = tokens[:T0] if step == 0 else [tokens[T0 + step - 1]]
-        cache_after = tr["cache_after"][step]
+        cache_after = trace["cache_after"][step]
         return {
             "ok": True, "prompt": prompt, "tokens": tokens, "prompt_len": T0,
-            "generated": tokens[T0:], "stop": tr["stop"], "n_steps": n_steps, "step": step, "fed": fed,
-            "position": tr["cache_before"][step][0] if step else None,
+            "generated": tokens[T0:], "stop": trace["stop"], "n_steps": n_steps, "step": step, "fed": fed,
+            "position": trace["cache_before"][step][0] if step else None,
             "positions": list(range(T0)) if step == 0 else [T0 + step - 1],
-            "n_recomputed": tr["cache_before"][step][0],  # history a no-cache loop runs again
-            "total_recomputed": sum(b[0] for b in tr["cache_before"][1 : step + 1]),
+            "n_recomputed": trace["cache_before"][step][0],  # history a no-cache loop runs again
+            "total_recomputed": sum(b[0] for b in trace["cache_before"][1 : step + 1]),
             "cache_len_per_layer": list(cache_after), "cache_len": cache_after[0],
             "produced": tokens[T0 + step],
         }
@@ -228,17 +232,22 @@ class DecodePanel(Panel):
             return f"<div class='decode-message' style='color:#a60'>&#9432; {html.escape(s['message'])}</div>"
         T0, step = s["prompt_len"], s["step"]
         if step == 0:
-            what = (f"prefill: {T0} prompt tokens at positions 0..{T0 - 1} go through all "
-                    f"{len(s['cache_len_per_layer'])} layers at once")
+            what = tr("prefill: {T0} prompt tokens at positions 0..{last} go through all {L} layers at once",
+                      T0=T0, last=T0 - 1, L=len(s["cache_len_per_layer"]))
         else:
-            what = (f"decode step {step} of {s['n_steps']}: feeds <b>{html.escape(s['fed'][0])}</b> at position "
-                    f"{s['position']} (= the cache length before the step); a loop without cache would "
-                    f"recompute {s['n_recomputed']} history positions ({s['total_recomputed']} so far)")
+            what = tr("decode step {step} of {n}: feeds <b>{token}</b> at position {position} (= the cache length "
+                      "before the step); a loop without cache would recompute {n_recomputed} history positions "
+                      "({total} so far)", step=step, n=s["n_steps"], token=html.escape(s["fed"][0]),
+                      position=s["position"], n_recomputed=s["n_recomputed"], total=s["total_recomputed"])
         summary = (f"<span class='decode-summary' data-step='{step}' data-cache-len='{s['cache_len']}' "
-                   f"data-recomputed='{s['n_recomputed']}'>{what}; every layer's cache now holds "
-                   f"<b>{s['cache_len']}</b> positions; this step's logits pick "
-                   f"<b>{html.escape(s['produced'])}</b></span>")
-        stop = "stopped at &lt;EOS&gt;" if s["stop"] == "eos" else f"stopped after {len(s['generated'])} new tokens"
-        return (f"<div style='font-size:90%;color:#555'>prompt: {html.escape(' '.join(s['tokens'][:T0]))} "
-                f"&rarr; greedy continuation: <b>{html.escape(' '.join(s['generated']))}</b> ({stop})</div>"
-                f"<p>{summary}</p>{decode_grids_html(s)}")
+                   f"data-recomputed='{s['n_recomputed']}'>"
+                   + tr("{what}; every layer's cache now holds <b>{n}</b> positions; this step's logits pick "
+                        "<b>{token}</b>", what=what, n=s["cache_len"], token=html.escape(s["produced"]))
+                   + "</span>")
+        stop = (tr("stopped at &lt;EOS&gt;") if s["stop"] == "eos"
+                else tr("stopped after {n} new tokens", n=len(s["generated"])))
+        return ("<div style='font-size:90%;color:#555'>"
+                + tr("prompt: {prompt} &rarr; greedy continuation: <b>{generated}</b> ({stop})",
+                     prompt=html.escape(" ".join(s["tokens"][:T0])), generated=html.escape(" ".join(s["generated"])),
+                     stop=stop)
+                + f"</div><p>{summary}</p>{decode_grids_html(s)}")

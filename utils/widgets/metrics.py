@@ -7,8 +7,9 @@ import html
 from ..arrivals import POLICIES, poisson_arrivals, serve
 from ..batch_engine import ReplayEngine, StepCosts
 from ..perf import BENCH_CONFIGS, decode_bound
+from ..i18n import tr
 from ..plots import format_bytes, plot_decode_bound
-from ..plots.metrics import plot_schedules
+from ..plots.metrics import model_label, plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, ridge_batch
 from ..sizing import MODEL_PRESETS, cache_bytes_for
 from . import Panel, dropdown, selection_slider
@@ -35,6 +36,14 @@ BATCH_CHOICES = [2**i for i in range(9)]  # 1 .. 256
 CONTEXT_CHOICES = [128, 256, 512, 1024, 2048, 4096, 8192, 32768, 131072]
 
 
+def _choices(labels: dict) -> list:
+    """Dropdown options from ``value -> label``: ``(label, value)`` pairs, or the values themselves
+    when every label is its value (English), so that ``options`` lists the values as it always did."""
+    if all(label == value for value, label in labels.items()):
+        return list(labels)
+    return [(label, value) for value, label in labels.items()]
+
+
 class DecodeBoundPanel(Panel):
     """The roofline of decode: model, dtype, B, T and hardware -> bytes and FLOPs per step, the
     fastest possible TPOT = max(bytes / bandwidth, FLOPs / peak), the most tokens/s and the ridge
@@ -51,19 +60,25 @@ class DecodeBoundPanel(Panel):
         self.models = {**{f"bench {k}": v for k, v in BENCH_CONFIGS.items()}, **MODEL_PRESETS}
         self.hardware = dict(HARDWARE_BANDWIDTH_GBPS)
         self.peaks = {name: dict(p) for name, p in HARDWARE_PEAK_FLOPS.items()}
+        hardware_labels = {name: tr(name) for name in self.hardware}  # the names stay the values
         if measured_GBps is not None:
             name = f"this machine (measured, {measured_GBps:.1f} GB/s"
             name += f", {measured_GFLOPS:.0f} GFLOP/s float32)" if measured_GFLOPS else ")"
             self.hardware = {name: float(measured_GBps), **self.hardware}
+            hardware_labels[name] = (
+                tr("this machine (measured, {bandwidth:.1f} GB/s, {flops:.0f} GFLOP/s float32)",
+                   bandwidth=measured_GBps, flops=measured_GFLOPS) if measured_GFLOPS
+                else tr("this machine (measured, {bandwidth:.1f} GB/s)", bandwidth=measured_GBps))
             if measured_GFLOPS:
                 self.peaks[name] = {"float32": measured_GFLOPS * 1e9}
         hardware = hardware or list(self.hardware)[0]
         controls = {
-            "model": dropdown("model", list(self.models), model),
-            "dtype": dropdown("dtype (weights and cache)", ["float32", "bfloat16", "float16", "int8"], dtype),
-            "B": dropdown("B (rows decoded together)", BATCH_CHOICES, B),
-            "T": dropdown("T (tokens per row so far)", CONTEXT_CHOICES, T),
-            "hardware": dropdown("hardware", list(self.hardware), hardware),
+            "model": dropdown(tr("model"), _choices({name: model_label(name) for name in self.models}), model),
+            "dtype": dropdown(tr("dtype (weights and cache)"), ["float32", "bfloat16", "float16", "int8"], dtype),
+            "B": dropdown(tr("B (rows decoded together)"), BATCH_CHOICES, B),
+            "T": dropdown(tr("T (tokens per row so far)"), CONTEXT_CHOICES, T),
+            "hardware": dropdown(tr("hardware"), _choices({name: hardware_labels[name] for name in self.hardware}),
+                                 hardware),
         }
         super().__init__(controls)
 
@@ -82,33 +97,38 @@ class DecodeBoundPanel(Panel):
     def render(self, s: dict) -> str:
         warn = ""
         if s["T"] > s["max_context"]:
-            warn = f"<br><b style='color:#b00'>T is beyond what {html.escape(s['model'])} reads ({s['max_context']:,})</b>"
+            beyond = tr("T is beyond what {model} reads ({n:,})", model=html.escape(model_label(s["model"])),
+                        n=s["max_context"])
+            warn = f"<br><b style='color:#b00'>{beyond}</b>"
         if s["peak_flops"]:
-            compute = (f"<tr><td>FLOPs per step / at the peak ({s['peak_flops'] / 1e12:,.3g} TFLOP/s)</td>"
-                       f"<td>{s['flops'] / 1e9:,.3g} GFLOP / {s['compute_s'] * 1e3:,.3g} ms</td></tr>"
-                       f"<tr><td>ridge batch (compute-bound from)</td><td>"
-                       f"{'B = ' + format(s['ridge'], ',') if s['ridge'] else 'beyond B = 4,096'}</td></tr>")
+            ridge = "B = " + format(s["ridge"], ",") if s["ridge"] else tr("beyond B = 4,096")
+            compute = [(tr("FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)", peak=s["peak_flops"] / 1e12),
+                        f"{s['flops'] / 1e9:,.3g} GFLOP / {s['compute_s'] * 1e3:,.3g} ms"),
+                       (tr("ridge batch (compute-bound from)"), ridge)]
         else:
-            compute = (f"<tr><td>compute roof</td><td>no published {html.escape(s['dtype'])} peak for this "
-                       "hardware here: memory roof only</td></tr>")
-        return (
-            "<div class='decode-bound'><table>"
-            f"<tr><td>weights read per step</td><td>{format_bytes(s['weights'])}</td></tr>"
-            f"<tr><td>K/V cache read per step (B × T positions)</td><td>{format_bytes(s['kv_read'])}</td></tr>"
-            f"<tr><td>bytes per step / per new token</td><td>{format_bytes(s['total'])} / "
-            f"{format_bytes(s['bytes_per_token'])}</td></tr>"
-            f"<tr><td>time to read them (memory roof)</td><td>{s['memory_s'] * 1e3:,.3g} ms</td></tr>{compute}"
-            f"<tr><td>fastest possible TPOT ({s['bound_by']}-bound)</td><td><b>{s['tpot_min_s'] * 1e3:,.2f} ms</b></td></tr>"
-            f"<tr><td>most tokens/s (all rows)</td><td><b>{s['max_tokens_per_s']:,.0f}</b></td></tr>"
-            f"<tr><td>K/V share of the bytes read</td><td>{s['kv_share']:.0%}</td></tr>"
-            f"<tr><td>KV cache memory</td><td>{format_bytes(s['kv_memory'])}</td></tr>"
-            f"</table>{warn}</div>"
-        )
+            compute = [(tr("compute roof"), tr("no published {dtype} peak for this hardware here: memory roof only",
+                                               dtype=html.escape(s["dtype"])))]
+        fastest = {"memory": tr("fastest possible TPOT (memory-bound)"),
+                   "compute": tr("fastest possible TPOT (compute-bound)")}[s["bound_by"]]
+        rows = [
+            (tr("weights read per step"), format_bytes(s["weights"])),
+            (tr("K/V cache read per step (B × T positions)"), format_bytes(s["kv_read"])),
+            (tr("bytes per step / per new token"),
+             f"{format_bytes(s['total'])} / {format_bytes(s['bytes_per_token'])}"),
+            (tr("time to read them (memory roof)"), f"{s['memory_s'] * 1e3:,.3g} ms"), *compute,
+            (fastest, f"<b>{s['tpot_min_s'] * 1e3:,.2f} ms</b>"),
+            (tr("most tokens/s (all rows)"), f"<b>{s['max_tokens_per_s']:,.0f}</b>"),
+            (tr("K/V share of the bytes read"), f"{s['kv_share']:.0%}"),
+            (tr("KV cache memory"), format_bytes(s["kv_memory"])),
+        ]
+        table = "".join(f"<tr><td>{name}</td><td>{value}</td></tr>" for name, value in rows)
+        return f"<div class='decode-bound'><table>{table}</table>{warn}</div>"
 
     def plot(self, s: dict):
         return plot_decode_bound(s)
 
 
+# policy -> its name (an English key: shown as tr(POLICY_NAMES[p]))
 POLICY_NAMES = {"fifo": "one at a time (FIFO)", "static": "static batches", "continuous": "continuous batching"}
 RATE_CHOICES = [5, 10, 20, 50, 100, 200, 500, 1000]  # requests per second
 MAX_BATCH_CHOICES = [2, 4, 8, 16]
@@ -133,9 +153,9 @@ class ArrivalsPanel(Panel):
         self.engine = ReplayEngine(costs, prompt_lens)
         self.max_new_tokens, self.seed = list(max_new_tokens), seed
         controls = {
-            "rate": selection_slider("arrival rate (requests/s)", RATE_CHOICES, rate),
-            "max_batch": dropdown("B (most rows in a batch)", MAX_BATCH_CHOICES, max_batch),
-            "timeout_ms": dropdown("static: longest wait for a full batch (ms)", TIMEOUT_CHOICES_MS, timeout_ms),
+            "rate": selection_slider(tr("arrival rate (requests/s)"), RATE_CHOICES, rate),
+            "max_batch": dropdown(tr("B (most rows in a batch)"), MAX_BATCH_CHOICES, max_batch),
+            "timeout_ms": dropdown(tr("static: longest wait for a full batch (ms)"), TIMEOUT_CHOICES_MS, timeout_ms),
         }
         super().__init__(controls)
 
@@ -147,21 +167,22 @@ class ArrivalsPanel(Panel):
                 "runs": {p: run.schedule() for p, run in runs.items()}}
 
     def render(self, s: dict) -> str:
-        head = "".join(f"<th>{h}</th>" for h in ("policy", "TTFT p50 / p95", "TPOT p50 / p95", "ITL p50 / p95",
-                                                  "end to end p50 / p95", "tokens/s", "requests/s",
-                                                  "tokens/s while computing"))
+        head = "".join(f"<th>{h}</th>" for h in (tr("policy"), "TTFT p50 / p95", "TPOT p50 / p95", "ITL p50 / p95",
+                                                  tr("end to end p50 / p95"), tr("tokens/s"), tr("requests/s"),
+                                                  tr("tokens/s while computing")))
         rows = []
         for p, r in s["runs"].items():
             ms = [f"{r[f'{k}_p50_s'] * 1e3:,.{d}f} / {r[f'{k}_p95_s'] * 1e3:,.{d}f} ms"
                   for k, d in (("ttft", 1), ("tpot", 2), ("itl", 2), ("e2e", 1))]
-            cells = [POLICY_NAMES[p], *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
+            cells = [tr(POLICY_NAMES[p]), *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
                      f"{r['busy_tokens_per_s']:,.0f}"]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        return (f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table>"
-                "<small>percentiles: numpy's default (linear interpolation); times from per-call costs measured "
-                "on this machine</small></div>")
+        note = tr("percentiles: numpy's default (linear interpolation); times from per-call costs measured "
+                  "on this machine")
+        return f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table><small>{note}</small></div>"
 
     def plot(self, s: dict):
-        return plot_schedules({POLICY_NAMES[p]: r for p, r in s["runs"].items()},
-                              title=f"{len(self.max_new_tokens)} requests at {s['rate']} per second, B = "
-                                    f"{s['max_batch']}, static timeout {s['timeout_ms']} ms")
+        return plot_schedules({tr(POLICY_NAMES[p]): r for p, r in s["runs"].items()},
+                              title=tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
+                                       n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"],
+                                       timeout=s["timeout_ms"]))

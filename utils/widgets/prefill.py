@@ -6,6 +6,7 @@ import html
 import torch
 
 from ..generate import prefill
+from ..i18n import tr
 from ..plots import plot_kv_heatmap
 from . import Panel, dropdown, int_slider
 
@@ -35,10 +36,10 @@ class PrefillKVPanel(Panel):
         self._runs: dict[str, tuple] = {}  # prompt -> (words, first-token logits [1, V], cache)
         cfg = model.cfg
         super().__init__({
-            "prompt": dropdown("prompt", list(prompts), prompts[0]),
-            "layer": int_slider("layer", 0, 0, cfg.n_layers - 1),
-            "head": int_slider("K/V head", 0, 0, cfg.n_kv_heads - 1),
-            "tensor": dropdown("tensor", ["K", "V"], "K"),
+            "prompt": dropdown(tr("prompt"), list(prompts), prompts[0]),
+            "layer": int_slider(tr("layer"), 0, 0, cfg.n_layers - 1),
+            "head": int_slider(tr("K/V head"), 0, 0, cfg.n_kv_heads - 1),
+            "tensor": dropdown(tr("tensor"), ["K", "V"], "K"),
         })
 
     def _run(self, prompt: str):
@@ -67,20 +68,23 @@ class PrefillKVPanel(Panel):
     def render(self, s: dict) -> str:
         words = " ".join(html.escape(w) for w in s["words"])
         rel = s["rel_diff_to_layer0"]
-        same = "this is layer 0 itself" if s["layer"] == 0 else "a different tensor: layer 0's cannot stand in for it"
+        same = (tr("this is layer 0 itself") if s["layer"] == 0
+                else tr("a different tensor: layer 0's cannot stand in for it"))
+        x, layer = s["tensor"], s["layer"]
         return (
-            f"<p>prompt ({s['T']} tokens): <code>{words}</code><br>"
-            f"cache after prefill: {s['n_layers']} layers &times; (K, V), each "
-            f"<code>[B, H_kv, T, d_h] = {list(s['shape'])}</code>, cache length {s['cache_len']}<br>"
-            f"{s['tensor']} of layer {s['layer']}, head {s['head']}: "
-            f"&Vert;{s['tensor']}<sub>{s['layer']}</sub> &minus; {s['tensor']}<sub>0</sub>&Vert; / "
-            f"&Vert;{s['tensor']}<sub>0</sub>&Vert; = <b>{rel:.2f}</b> ({same})<br>"
-            f"first token picked from the last position's logits: <b>{html.escape(s['first_token'])}</b> "
-            f"(p = {s['first_prob']:.2f})</p>"
+            "<p>" + tr("prompt ({T} tokens): <code>{words}</code>", T=s["T"], words=words) + "<br>"
+            + tr("cache after prefill: {L} layers &times; (K, V), each <code>[B, H_kv, T, d_h] = {shape}</code>, "
+                 "cache length {n}", L=s["n_layers"], shape=list(s["shape"]), n=s["cache_len"]) + "<br>"
+            + tr("{x} of layer {layer}, head {head}: ", x=x, layer=layer, head=s["head"])
+            + f"&Vert;{x}<sub>{layer}</sub> &minus; {x}<sub>0</sub>&Vert; / "
+            f"&Vert;{x}<sub>0</sub>&Vert; = <b>{rel:.2f}</b> " + tr("({same})", same=same) + "<br>"
+            + tr("first token picked from the last position's logits: <b>{token}</b> (p = {p:.2f})",
+                 token=html.escape(s["first_token"]), p=s["first_prob"]) + "</p>"
         )
 
     def plot(self, s: dict):
         return plot_kv_heatmap(
             s["values"], s["words"],
-            f"cached {s['tensor']}, layer {s['layer']}, K/V head {s['head']}: [T={s['T']}, d_h={s['shape'][3]}]",
+            tr("cached {x}, layer {layer}, K/V head {head}: [T={T}, d_h={d_h}]", x=s["tensor"], layer=s["layer"],
+               head=s["head"], T=s["T"], d_h=s["shape"][3]),
         )

@@ -11,6 +11,9 @@ this module only draws them. The quiz works without a browser or a kernel, which
 A card shows nothing of its answer until the student has answered it and pressed "check"; the
 full answer key is ``utils.quiz.answer_key``, printed only when asked for. The score lives in the
 Python objects only: it is kept for the current session, never saved.
+
+After ``set_language("zh")`` a quiz made from the (English) bank shows each question's Chinese twin
+(``utils.question.localized``) and every label in Chinese; ``answer`` also takes the English option.
 """
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ import ipywidgets as widgets
 from IPython.display import display
 
 from ..course import SERIES
-from ..question import KIND_NAMES, PLACEHOLDER, Question, parse_true_false
+from ..i18n import tr
+from ..question import KIND_NAMES, PLACEHOLDER, Question, as_option, localized, parse_true_false, true_false_label
 
 
 def _rich(text: str) -> str:
@@ -38,10 +42,13 @@ class Quiz:
     ``results[i]`` is None until question ``i`` is done, then True or False.
     """
 
-    def __init__(self, questions: Sequence[Question], title: str = "Self-test") -> None:
-        self.questions = list(questions)
+    def __init__(self, questions: Sequence[Question], title: str | None = None) -> None:
+        self.originals = list(questions)  # as given; ``questions`` are in the current language
+        self.questions = localized(self.originals)
         if not self.questions:
             raise ValueError("a quiz needs at least one question")
+        title = tr("Self-test") if title is None else title
+        self._placeholder, self._did_you = tr(PLACEHOLDER), tr("<br>Did you have it?")
         self.results: list[bool | None] = [None] * len(self.questions)
         self.inputs, self.check_buttons, self.feedback = [], [], []
         self.mark_buttons: dict[int, tuple[widgets.Button, widgets.Button]] = {}
@@ -52,26 +59,27 @@ class Quiz:
         self._show_score()
 
     def _card(self, i: int, q: Question) -> widgets.VBox:
-        nb_title = SERIES[q.notebook][1]
+        nb_title = tr(SERIES[q.notebook][1])
         head = widgets.HTML(
-            f"<b>Q{i + 1}.</b> <i>({KIND_NAMES[q.kind]} · notebook {q.notebook:02d} {_html.escape(nb_title)})</i>"
-            f"<br>{_rich(q.prompt)}"
+            tr("<b>Q{number}.</b> <i>({kind} · notebook {notebook:02d} {title})</i>", number=i + 1,
+               kind=KIND_NAMES[q.kind], notebook=q.notebook, title=_html.escape(nb_title))
+            + f"<br>{_rich(q.prompt)}"
         )
+        empty = self._placeholder
         if q.kind == "choice":
-            box = widgets.Dropdown(options=[PLACEHOLDER, *q.options], value=PLACEHOLDER,
-                                   layout=widgets.Layout(width="90%"))
+            box = widgets.Dropdown(options=[empty, *q.options], value=empty, layout=widgets.Layout(width="90%"))
         elif q.kind == "truefalse":
-            box = widgets.Dropdown(options=[PLACEHOLDER, "True", "False"], value=PLACEHOLDER)
+            box = widgets.Dropdown(options=[empty, true_false_label(True), true_false_label(False)], value=empty)
         else:
-            box = widgets.Text(placeholder="your answer" if q.kind == "fill" else "your answer, in a sentence or two",
-                               layout=widgets.Layout(width="90%"))
-        check = widgets.Button(description="check")
+            box = widgets.Text(placeholder=tr("your answer") if q.kind == "fill"
+                               else tr("your answer, in a sentence or two"), layout=widgets.Layout(width="90%"))
+        check = widgets.Button(description=tr("check"))
         check.on_click(lambda _b, i=i: self.check(i))
         fb = widgets.HTML()
         parts = [head, widgets.HBox([box, check])]
         if q.kind == "open":
-            got = widgets.Button(description="I had it", button_style="success")
-            missed = widgets.Button(description="I missed it", button_style="warning")
+            got = widgets.Button(description=tr("I had it"), button_style="success")
+            missed = widgets.Button(description=tr("I missed it"), button_style="warning")
             got.on_click(lambda _b, i=i: self.self_mark(i, True))
             missed.on_click(lambda _b, i=i: self.self_mark(i, False))
             marks = widgets.HBox([got, missed], layout=widgets.Layout(display="none"))  # shown after "check"
@@ -89,18 +97,20 @@ class Quiz:
     def check(self, i: int) -> bool | None:
         """Grade question ``i`` from its input widget; show the answer and the explanation."""
         q, value = self.questions[i], self.inputs[i].value
-        if value == PLACEHOLDER or not str(value).strip():
-            self.feedback[i].value = "<span style='color:#b00'>Answer first, then check.</span>"
+        if value == self._placeholder or not str(value).strip():
+            self.feedback[i].value = tr("<span style='color:#b00'>Answer first, then check.</span>")
             return None
-        why = f"<br><b>Why:</b> {_rich(q.explanation)}"
+        why = tr("<br><b>Why:</b> {why}", why=_rich(q.explanation))
         if q.kind == "open":
-            self.feedback[i].value = f"<b>Model answer:</b> {_rich(str(q.answer))}{why}<br>Did you have it?"
+            self.feedback[i].value = tr("<b>Model answer:</b> {answer}", answer=_rich(str(q.answer))) + why + (
+                self._did_you)
             self._marks_box[i].layout.display = "flex"
             return None
         ok = bool(q.is_correct(value))
         self.results[i] = ok
-        right = "<span style='color:#080'>&#10004; correct</span>"
-        wrong = f"<span style='color:#b00'>&#10008; not quite</span> — the answer is <b>{_rich(q.answer_text())}</b>"
+        right = tr("<span style='color:#080'>&#10004; correct</span>")
+        wrong = tr("<span style='color:#b00'>&#10008; not quite</span> — the answer is <b>{answer}</b>",
+                   answer=_rich(q.answer_text()))
         verdict = right if ok else wrong
         self.feedback[i].value = verdict + why
         self._show_score()
@@ -111,8 +121,8 @@ class Quiz:
         if self.questions[i].kind != "open":
             raise ValueError(f"question {i} is a {self.questions[i].kind} question, graded automatically")
         self.results[i] = bool(correct)
-        self.feedback[i].value = self.feedback[i].value.split("<br>Did you have it?")[0] + (
-            "<br>&#10004; marked as known" if correct else "<br>&#10008; marked to revisit")
+        self.feedback[i].value = self.feedback[i].value.split(self._did_you)[0] + (
+            tr("<br>&#10004; marked as known") if correct else tr("<br>&#10008; marked to revisit"))
         self._show_score()
 
     def answer(self, i: int, value) -> bool | None:
@@ -122,7 +132,8 @@ class Quiz:
             b = parse_true_false(value)
             if b is None:
                 raise ValueError(f"question {i} is true/false; got {value!r}")
-            value = str(b)
+            value = true_false_label(b)
+        value = as_option(self.originals[i], q, value)
         if q.kind in ("choice", "truefalse"):
             if value not in self.inputs[i].options:
                 raise ValueError(f"{value!r} is not an option of question {i}: {self.inputs[i].options}")
@@ -140,7 +151,8 @@ class Quiz:
 
     def _show_score(self) -> None:
         correct, done, total = self.score
-        self.score_html.value = f"<b>Score:</b> done {done} / {total} · correct {correct}"
+        self.score_html.value = tr("<b>Score:</b> done {done} / {total} · correct {correct}", done=done,
+                                   total=total, correct=correct)
 
     def _ipython_display_(self) -> None:
         bundle = getattr(self.widget, "_repr_mimebundle_", None)
@@ -148,6 +160,6 @@ class Quiz:
             display(self.widget)
             return
         data = bundle()  # ipywidgets 8: the widget view, plus a readable text for where it cannot run
-        data["text/plain"] = (f"[quiz: {len(self.questions)} questions; run the notebook in Jupyter or Colab "
-                              "to answer them]")
+        data["text/plain"] = tr("[quiz: {n} questions; run the notebook in Jupyter or Colab to answer them]",
+                                n=len(self.questions))
         display(data, raw=True)

@@ -5,6 +5,7 @@ import html
 
 import torch
 
+from ..i18n import tr
 from . import Panel, dropdown, float_slider, int_slider
 
 
@@ -31,10 +32,10 @@ class SamplingPanel(Panel):
         self._logits: dict[str, object] = {}
         prompts = [p for p in prompts if all(w in tokenizer.vocab for w in p.split())] or ["<BOS>"]
         super().__init__({
-            "prompt": dropdown("prompt", prompts, prompts[0]),
-            "temperature": float_slider("temperature (0 = greedy)", 1.0, 0.0, 2.0, 0.05, continuous_update=False),
-            "top_k": int_slider(f"top_k ({self.V} = off)", self.V, 1, self.V, continuous_update=False),
-            "top_p": float_slider("top_p (1 = off)", 1.0, 0.05, 1.0, 0.05, continuous_update=False),
+            "prompt": dropdown(tr("prompt"), prompts, prompts[0]),
+            "temperature": float_slider(tr("temperature (0 = greedy)"), 1.0, 0.0, 2.0, 0.05, continuous_update=False),
+            "top_k": int_slider(tr("top_k ({V} = off)", V=self.V), self.V, 1, self.V, continuous_update=False),
+            "top_p": float_slider(tr("top_p (1 = off)"), 1.0, 0.05, 1.0, 0.05, continuous_update=False),
         })
 
     def next_logits(self, prompt: str):
@@ -67,15 +68,17 @@ class SamplingPanel(Panel):
 
     def render(self, s: dict) -> str:
         rows = "".join(f"<tr><td>{html.escape(w)}</td><td>{p:.3f}</td></tr>" for w, p in s["kept"][:8])
-        more = f"<tr><td colspan=2>… and {s['kept_size'] - 8} more</td></tr>" if s["kept_size"] > 8 else ""
+        more = (f"<tr><td colspan=2>{tr('… and {n} more', n=s['kept_size'] - 8)}</td></tr>"
+                if s["kept_size"] > 8 else "")
         return (
-            f"<b>{html.escape(s['prompt'])}</b> → kept set: <b>{s['kept_size']}</b> of {self.V} tokens, "
-            f"holding {s['kept_mass']:.1%} of the model's probability (renormalised to "
-            f"{s['probs_sum']:.3f}); greedy would pick <b>{html.escape(s['greedy'])}</b>"
-            f"<table><tr><th>kept token</th><th>probability</th></tr>{rows}{more}</table>"
+            tr("<b>{prompt}</b> → kept set: <b>{kept}</b> of {V} tokens, holding {mass:.1%} of the model's "
+               "probability (renormalised to {total:.3f}); greedy would pick <b>{greedy}</b>",
+               prompt=html.escape(s["prompt"]), kept=s["kept_size"], V=self.V, mass=s["kept_mass"],
+               total=s["probs_sum"], greedy=html.escape(s["greedy"]))
+            + f"<table><tr><th>{tr('kept token')}</th><th>{tr('probability')}</th></tr>{rows}{more}</table>"
         )
 
     def plot(self, s: dict):
         from ..plots import plot_sampling_stages
         return plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s,
-                                    title=f"Next token after “{s['prompt']}”")
+                                    title=tr("Next token after “{prompt}”", prompt=s["prompt"]))

@@ -5,6 +5,7 @@ import html
 
 import ipywidgets as widgets
 
+from ..i18n import tr
 from ..plots import format_bytes, new_figure, plot_budget, plot_kv_vs_context
 from ..sizing import (
     DTYPE_BYTES, MODEL_PRESETS, bytes_per_element, cache_bytes_for, kv_cache_bytes, max_concurrent_requests,
@@ -14,16 +15,16 @@ from . import Panel, dropdown, float_slider, int_slider, selection_slider
 
 # Context lengths the T sliders offer: powers of two and the 1.5x steps between them, 1 .. 128k.
 T_CHOICES: list[int] = sorted({2**i for i in range(18)} | {3 * 2**i for i in range(16)})  # 1, 2, 3, 4, 6, ... 131072
-CUSTOM = "(custom)"
+CUSTOM = "(custom)"  # the preset menu's value; its label is tr(CUSTOM)
 
 
 def bytes_text(n: int) -> str:
     """Exact and human form: ``8388608 -> '8,388,608 bytes (8.0 MiB)'``."""
-    return f"{n:,} bytes ({format_bytes(n)})"
+    return tr("{n:,} bytes ({human})", n=n, human=format_bytes(n))
 
 
 def _t_slider(value: int) -> widgets.SelectionSlider:
-    return selection_slider("T (tokens)", [(f"{t:,}", t) for t in T_CHOICES], value)
+    return selection_slider(tr("T (tokens)"), [(f"{t:,}", t) for t in T_CHOICES], value)
 
 
 class KVCacheExplorer(Panel):
@@ -41,12 +42,12 @@ class KVCacheExplorer(Panel):
         self._syncing = False
         cfg = MODEL_PRESETS[preset] if preset != CUSTOM else MODEL_PRESETS["Llama-3-8B"]
         controls = {
-            "preset": dropdown("model preset", [CUSTOM] + list(MODEL_PRESETS), preset),
+            "preset": dropdown(tr("model preset"), [(tr(CUSTOM), CUSTOM)] + [(m, m) for m in MODEL_PRESETS], preset),
             "T": _t_slider(T),
-            "L": int_slider("L (layers)", cfg.n_layers, 1, 128, continuous_update=False),
-            "H_kv": int_slider("H_kv (K/V heads)", cfg.n_kv_heads, 1, 128, continuous_update=False),
-            "B": int_slider("B (sequences)", B, 1, 256, continuous_update=False),
-            "d_h": int_slider("d_h (head width)", cfg.head_dim, 8, 256, step=8, continuous_update=False),
+            "L": int_slider(tr("L (layers)"), cfg.n_layers, 1, 128, continuous_update=False),
+            "H_kv": int_slider(tr("H_kv (K/V heads)"), cfg.n_kv_heads, 1, 128, continuous_update=False),
+            "B": int_slider(tr("B (sequences)"), B, 1, 256, continuous_update=False),
+            "d_h": int_slider(tr("d_h (head width)"), cfg.head_dim, 8, 256, step=8, continuous_update=False),
             "dtype": dropdown("dtype", list(DTYPE_BYTES), dtype),
         }
         super().__init__(controls)
@@ -82,17 +83,19 @@ class KVCacheExplorer(Panel):
 
     def render(self, s: dict) -> str:
         v = s["values"]
-        formula = (f"2 × L {v['L']} × B {v['B']} × H_kv {v['H_kv']} × T {v['T']:,} × d_h {v['d_h']} "
-                   f"× {s['element_bytes']} byte(s) ({v['dtype']})")
+        formula = tr("2 × L {L} × B {B} × H_kv {H_kv} × T {T:,} × d_h {d_h} × {size} byte(s) ({dtype})",
+                     size=s["element_bytes"], **v)
         extra = ""
         if s["max_context"] is not None:
-            extra = f"<br>{html.escape(v['preset'])} reads at most {s['max_context']:,} tokens"
+            extra = "<br>" + tr("{preset} reads at most {n:,} tokens", preset=html.escape(v["preset"]),
+                                n=s["max_context"])
             if v["T"] > s["max_context"]:
-                extra += " <b style='color:#b00'>(T is beyond it)</b>"
+                extra += " <b style='color:#b00'>" + tr("(T is beyond it)") + "</b>"
         return (
-            f"<div class=\"kv-explorer\"><p style='font-size:1.3em'>KV cache: "
-            f"<span class=\"kv-bytes\">{s['bytes_text']}</span></p>"
-            f"<p>= {formula}<br>per position of the batch: {bytes_text(s['per_token_bytes'])}{extra}</p></div>"
+            "<div class=\"kv-explorer\"><p style='font-size:1.3em'>" + tr("KV cache: ")
+            + f"<span class=\"kv-bytes\">{s['bytes_text']}</span></p>"
+            f"<p>= {formula}<br>"
+            + tr("per position of the batch: {bytes}", bytes=bytes_text(s["per_token_bytes"])) + f"{extra}</p></div>"
         )
 
     def plot(self, s: dict):
@@ -101,13 +104,14 @@ class KVCacheExplorer(Panel):
         per_token, highlight = {}, None  # one line per element size, so colours never move
         for size in sorted(set(DTYPE_BYTES.values()), reverse=True):
             names = [d for d, b in DTYPE_BYTES.items() if b == size]
-            label = f"{size} byte{'s' if size > 1 else ''} per number: {', '.join(names)}"
+            label = tr("{size} bytes per number: {names}" if size > 1 else "{size} byte per number: {names}",
+                       size=size, names=", ".join(names))
             per_token[label] = s["per_token_by_dtype"][names[0]]
             if size == s["element_bytes"]:
                 highlight = label
         plot_kv_vs_context(ax, per_token, T_CHOICES[-1], mark=(v["T"], s["bytes"]), highlight=highlight,
                             max_context=s["max_context"],
-                            title=f"KV cache vs T  (L={v['L']}, B={v['B']}, H_kv={v['H_kv']}, d_h={v['d_h']})")
+                            title=tr("KV cache vs T  (L={L}, B={B}, H_kv={H_kv}, d_h={d_h})", **v))
         fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9)  # fixed: tight_layout is slow
         return fig
 
@@ -129,14 +133,14 @@ class BudgetPlanner(Panel):
                  dtype: str = "bfloat16", weights_dtype: str = "bfloat16", reserve: float = 0.1,
                  padding: float = 0.0) -> None:
         controls = {
-            "model": dropdown("model", list(MODEL_PRESETS), model),
-            "GPU_GiB": int_slider("GPU memory (GiB)", GPU_GiB, 8, 192, step=8, continuous_update=False),
-            "weights_dtype": dropdown("weights dtype", list(DTYPE_BYTES), weights_dtype),
-            "dtype": dropdown("cache dtype", list(DTYPE_BYTES), dtype),
+            "model": dropdown(tr("model"), list(MODEL_PRESETS), model),
+            "GPU_GiB": int_slider(tr("GPU memory (GiB)"), GPU_GiB, 8, 192, step=8, continuous_update=False),
+            "weights_dtype": dropdown(tr("weights dtype"), list(DTYPE_BYTES), weights_dtype),
+            "dtype": dropdown(tr("cache dtype"), list(DTYPE_BYTES), dtype),
             "T": _t_slider(T),
-            "reserve": float_slider("reserve (activations, ...)", reserve, 0.0, 0.5, 0.05,
+            "reserve": float_slider(tr("reserve (activations, ...)"), reserve, 0.0, 0.5, 0.05,
                                     continuous_update=False),
-            "padding": float_slider("padding (share of T)", padding, 0.0, 0.9, 0.05, continuous_update=False),
+            "padding": float_slider(tr("padding (share of T)"), padding, 0.0, 0.9, 0.05, continuous_update=False),
         }
         super().__init__(controls)
 
@@ -169,24 +173,26 @@ class BudgetPlanner(Panel):
                 "curve_n_real_only": [fits(real_tokens(t)) for t in T_CHOICES] if padding > 0 else None}
 
     def render(self, s: dict) -> str:
-        head = (f"<p><b>{html.escape(s['model'])}</b>: weights {format_bytes(s['weight_bytes'])}, "
-                f"reserve {format_bytes(s['reserve_bytes'])}, left for the KV cache "
-                f"{format_bytes(s['free_for_cache'])}.</p>")
+        head = "<p>" + tr("<b>{model}</b>: weights {weights}, reserve {reserve}, left for the KV cache {free}.",
+                          model=html.escape(s["model"]), weights=format_bytes(s["weight_bytes"]),
+                          reserve=format_bytes(s["reserve_bytes"]), free=format_bytes(s["free_for_cache"])) + "</p>"
         if not s["weights_fit"]:
-            body = "<p style='color:#b00'>The weights alone do not fit on this GPU: 0 requests.</p>"
+            body = "<p style='color:#b00'>" + tr("The weights alone do not fit on this GPU: 0 requests.") + "</p>"
         else:
-            body = (f"<p>One request of T = {s['T']:,} tokens holds {bytes_text(s['per_request_bytes'])} of cache."
-                    f"<br><span style='font-size:1.3em'>Concurrent requests that fit: "
-                    f"<b class=\"n-requests\">{s['n_requests']:,}</b></span>"
-                    f" ({s['tokens_in_cache']:,} tokens cached in total).</p>")
+            body = ("<p>" + tr("One request of T = {T:,} tokens holds {bytes} of cache.", T=s["T"],
+                               bytes=bytes_text(s["per_request_bytes"]))
+                    + "<br><span style='font-size:1.3em'>" + tr("Concurrent requests that fit: ")
+                    + f"<b class=\"n-requests\">{s['n_requests']:,}</b></span>"
+                    + tr(" ({n:,} tokens cached in total).", n=s["tokens_in_cache"]) + "</p>")
             if s["padding"] > 0:
-                body += (f"<p>With {s['padding']:.0%} padding each request holds {s['real_tokens_per_request']:,} "
-                         f"real tokens: of the {format_bytes(s['cache_used_bytes'])} reserved, "
-                         f"<b class=\"padding-bytes\">{format_bytes(s['padding_bytes'])}</b> hold padding. "
-                         f"Holding only real tokens, <b class=\"n-real-only\">{s['n_if_real_only']:,}</b> "
-                         f"requests would fit.</p>")
+                body += "<p>" + tr(
+                    "With {padding:.0%} padding each request holds {real:,} real tokens: of the {used} reserved, "
+                    "<b class=\"padding-bytes\">{padding_bytes}</b> hold padding. Holding only real tokens, "
+                    "<b class=\"n-real-only\">{n:,}</b> requests would fit.", padding=s["padding"],
+                    real=s["real_tokens_per_request"], used=format_bytes(s["cache_used_bytes"]),
+                    padding_bytes=format_bytes(s["padding_bytes"]), n=s["n_if_real_only"]) + "</p>"
         if s["T"] > s["max_context"]:
-            body += f"<p>Note: T is beyond this model's max context ({s['max_context']:,}).</p>"
+            body += "<p>" + tr("Note: T is beyond this model's max context ({n:,}).", n=s["max_context"]) + "</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
 
     def plot(self, s: dict):

@@ -1,0 +1,233 @@
+"""Notebooks 05 to 08's figures and panels in Chinese (part b of the screen text): after
+``set_language("zh")`` every label, title, legend, tick word and panel text is Chinese, with no
+missing glyph; symbols, code names, units and the caller's own data may stay as they are."""
+import ast
+import re
+import warnings
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import matplotlib
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.text  # noqa: E402
+
+import utils.plots as plots  # noqa: E402
+from i18n_support import english_left  # noqa: E402
+from test_fonts import WORDS, _schedule, _stats, png  # noqa: E402
+from utils import bugs, load_course_model  # noqa: E402
+from utils.batch_engine import StepCosts  # noqa: E402
+from utils.course import set_language  # noqa: E402
+from utils.i18n.zh import MESSAGES  # noqa: E402
+from utils.widgets import BugLabPanel, DecodeBoundPanel, SamplingPanel, SlidingWindowPanel  # noqa: E402
+from utils.widgets.metrics import HARDWARE_BANDWIDTH_GBPS, POLICY_NAMES, ArrivalsPanel  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("sampling", "metrics", "bug_lab", "beyond")  # notebooks 05 to 08
+MODULES = [f"utils/{kind}/{name}.py" for kind in ("plots", "widgets") for name in SECTIONS]
+TITLE = "中文标题"
+# Words that stay in Latin letters in Chinese and tests/i18n_support.py does not keep yet (proposed to
+# the lead): "bug" as the Chinese lessons write it ("Bug 实验室"), "dropout" (a bug title of
+# zh_exercises.py), a hardware name (Apple M2 Max), the benchmark shapes' names ('small', 'tiny':
+# perf.BENCH_CONFIGS; the lessons write "small 模型"), and KVCache, which ``is_kept`` misses (its
+# CamelCase test wants a lower-case letter before an upper-case one).
+NOT_YET_KEPT = {"bug", "Bug", "dropout", "Apple", "Max", "small", "tiny", "KVCache"}
+
+
+@pytest.fixture(autouse=True)
+def chinese():
+    set_language("zh")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+        yield
+    set_language("en")
+
+
+MATH_TICK = re.compile(r"\$\\mathdefault\{[-\d^{}.]*\}\$")  # a log axis's tick label: $\mathdefault{10^{-4}}$
+
+
+def english(texts) -> list[str]:
+    return [w for w in english_left(texts) if w.split("'")[1] not in NOT_YET_KEPT]
+
+
+def figure_texts(fig) -> list[str]:
+    """Every text of ``fig`` (titles, labels, ticks, legends, annotations), after drawing it without a missing glyph."""
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    png(fig)  # the font test's way of drawing: glyph warnings are errors here too
+    return [t for t in texts if t and not MATH_TICK.fullmatch(t)]
+
+
+def widget_texts(w) -> list[str]:
+    """Descriptions, tooltips, option labels and HTML/label values of ``w`` and its children."""
+    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
+    texts += list(getattr(w, "_options_labels", ()))
+    if isinstance(w, (widgets.HTML, widgets.Label)):
+        texts.append(w.value)
+    for child in getattr(w, "children", ()):
+        texts += widget_texts(child)
+    return [t for t in texts if t]
+
+
+def panel_texts(panel) -> list[str]:
+    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
+    texts = widget_texts(panel.widget)
+    assert panel.html.value in texts
+    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])
+
+
+# --- figures: every plot function of these modules, its default title where it has one ------------
+_TRACES = [NS(kind=kind, tokens=[1, 2, 3], nbytes=[1024, 2048, 3072], new_buffer=[1, 0, 0])
+           for kind in ("dynamic", "static", "sliding")]
+_BROKEN = NS(report=NS(max_diffs=[0.0, 0.5, 1.0]), error=None, error_step=None, first_step=1)
+_RAISED = NS(report=None, error="RuntimeError: Sizes of tensors must match", error_step=1, first_step=1)
+_BOUND = {"peak": dict(measured_GBps=40.0, measured_GFLOPS=100.0, model="bench 50M", dtype="float32", T=256),
+          "memory only": dict(measured_GBps=5.0, model="bench small", T=131072)}
+_STAGES = {name: [0.4, 0.3, 0.2, 0.1] for name in plots.SAMPLING_STAGES}
+CASES = {
+    "plot_sampling_stages": lambda: plots.plot_sampling_stages(
+        _STAGES, [3, 10, 29, 14], WORDS[1:5], {"temperature": 0.7, "top_k": 3, "top_p": 0.5, "kept_size": 2}),
+    "plot_sampling_stages greedy": lambda: plots.plot_sampling_stages(
+        _STAGES, [3, 10, 29, 14], WORDS[1:5], {"temperature": 0.0, "top_k": None, "top_p": None}, TITLE),
+    "plot_temperature_sweep": lambda: plots.plot_temperature_sweep(
+        WORDS[1:5], {0: [1, 0, 0, 0], 1.0: [0.4, 0.3, 0.2, 0.1]}),
+    "plot_bug_divergence": lambda: plots.plot_bug_divergence({"坏版本": [0, 1.5, 2.0], "修好": [0, 1e-6, 0]}, 1e-4),
+    "plot_bug_overview": lambda: plots.plot_bug_overview(
+        [(bugs.BUGS[0], _BROKEN, None), (bugs.BUGS[2], _RAISED, None)], 1e-4),
+    "plot_cache_memory": lambda: plots.plot_cache_memory(_TRACES),
+    "plot_sliding_window": lambda: plots.plot_sliding_window(
+        NS(window=2, diff_full=[0, 0, 0.1, 0.2], diff_windowed=[0, 0, 1e-7, 0], n_seen=[1, 2, 3, 4],
+           stored=[1, 2, 2, 2]), 1e-4),
+    "plot_cache_step_times": lambda: plots.plot_cache_step_times(
+        [16, 64], {"dynamic": [1e-3, 2e-3], "static": [1e-3, 1.5e-3]}),
+    "plot_beam_tree": lambda: plots.plot_beam_tree(
+        NS(step_tokens=[[3, 4], [10, 10], [25, 29]], parents=[[0, 0], [0, 1], [1, 0]]),
+        lambda ids: [WORDS[1 + i % 12] for i in ids]),
+    "plot_ttft_tpot": lambda: plots.plot_ttft_tpot(
+        {"T": [16, 64], "cached": _stats(1e-3, 2e-3), "no_cache": _stats(2e-3, 8e-3)},
+        {"T": [16, 64], "cached": _stats(1e-3, 1e-3), "no_cache": _stats(1e-3, 3e-3)}),
+    "plot_batch_sweep": lambda: plots.plot_batch_sweep(dict(
+        B=[1, 4, 16], throughput=[100, 300, 800], decode_throughput=[120, 400, 1000],
+        latency_s=[0.1, 0.12, 0.2], ttft_s=[0.01, 0.02, 0.05], tpot_s=[0.005, 0.006, 0.01])),
+    "plot_schedules": lambda: plots.plot_schedules({"逐个处理": _schedule(), "连续批处理": _schedule()}),
+    "plot_ttft_parts": lambda: plots.plot_ttft_parts(_schedule(), 1),
+    "plot_rate_sweep": lambda: plots.plot_rate_sweep(
+        {"rate": [10, 100], "逐个处理": [_schedule(), _schedule()], "连续批处理": [_schedule(), _schedule()]}),
+    "plot_batch_roofline": lambda: plots.plot_batch_roofline(
+        {"50M 模型": dict(B=[1, 2, 4, 8], memory_tps=[100, 200, 400, 800], compute_tps=[300] * 4, ridge=3,
+                         kernel_ridge=2, measured_B=[1, 4], measured_tps=[80, 250])}),
+    "plot_bandwidth": lambda: plots.plot_bandwidth(dict(
+        copy_Bps=_stats(1e10)[0], read_Bps=_stats(2e10)[0], achieved_Bps=_stats(1e10)[0], limit_Bps=2e10,
+        fraction=0.5)),
+    **{f"plot_decode_bound {name}": (lambda kw=kw: plots.plot_decode_bound(DecodeBoundPanel(**kw).state))
+       for name, kw in _BOUND.items()},
+}
+
+
+def _defined_here() -> set[str]:
+    """The plot functions these modules define."""
+    return {name for name in dir(plots) if name.startswith("plot_")
+            and getattr(plots, name).__module__.split(".")[-1] in SECTIONS}
+
+
+def test_every_plot_function_of_part_b_has_a_case():
+    assert {case.split()[0] for case in CASES} == _defined_here()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figure_is_chinese(case):
+    texts = figure_texts(CASES[case]())
+    assert any(re.search(r"[\u4e00-\u9fff]", t) for t in texts)
+    assert english(texts) == []
+
+
+# --- panels: built in Chinese, each control moved through a few values ---------------------------
+@pytest.fixture(scope="module")
+def course():
+    model, tok = load_course_model()
+    prompt = torch.tensor([tok.encode("<BOS> she has two white cats . she also likes")])
+    return model, tok, prompt
+
+
+def _moved(panel, moves) -> list[str]:
+    texts = panel_texts(panel)
+    for name, value in moves:
+        panel.controls[name].value = value
+        texts += panel_texts(panel)
+    return texts
+
+
+def test_sampling_panel_is_chinese(course):
+    model, tok, _ = course
+    # Tokens are the learner's data, drawn as they are: a vocabulary of Chinese placeholders keeps
+    # the course's English words out of what is checked (the special tokens stay, as HTML-like tags).
+    placeholders = NS(vocab=[w if w.startswith("<") else f"词{i}" for i, w in enumerate(tok.vocab)], encode=tok.encode)
+    panel = SamplingPanel(model, placeholders, prompts=("<BOS>",))
+    texts = _moved(panel, [("temperature", 0.0), ("temperature", 0.7), ("top_k", 3), ("top_k", panel.V),
+                           ("top_p", 0.5), ("top_p", 1.0)])
+    assert english(texts) == []
+
+
+def _without_code(texts) -> list[str]:
+    """The bug lab's code (the diff, torch's error message in <code>) is code: the same in every language."""
+    return [re.sub(r"<code>.*?</code>", "", t.split("<div style='font-family:monospace")[0], flags=re.S) for t in texts]
+
+
+def test_bug_lab_panel_is_chinese(course):
+    model, _, prompt = course
+    panel = BugLabPanel(model, prompt)
+    moves = [(name, value) for bug in bugs.BUGS
+             for name, value in (("bug", bug.key), ("fixed", True), ("fixed", False))]
+    texts = _without_code(_moved(panel, moves))
+    assert english(texts) == []
+    assert [label for label, _ in panel.controls["bug"].options] == [MESSAGES[b.title] for b in bugs.BUGS]
+
+
+def test_sliding_window_panel_is_chinese(course):
+    model, tok, prompt = course
+    ids = torch.cat([prompt, torch.tensor([tok.encode("<BOS> we like birds . <EOS>")])], 1)
+    panel = SlidingWindowPanel(model, ids)
+    texts = _moved(panel, [("window", 4), ("n_tokens", 3), ("n_tokens", ids.shape[1]), ("window", 64)])
+    assert english(texts) == []
+
+
+def test_decode_bound_panel_is_chinese():
+    for kw in _BOUND.values():
+        panel = DecodeBoundPanel(**kw)
+        moves = [("B", 256), ("T", 131072), ("dtype", "int8"), ("model", "bench tiny"), ("B", 1)]
+        moves += [("hardware", name) for name in HARDWARE_BANDWIDTH_GBPS]
+        texts = _moved(panel, moves)
+        assert english(texts) == []
+        assert [value for _, value in panel.controls["hardware"].options][-4:] == list(HARDWARE_BANDWIDTH_GBPS)
+    plt.close("all")
+
+
+def test_arrivals_panel_is_chinese():
+    costs = StepCosts(prefill_fixed_s=6e-4, prefill_per_token_s=7e-5, decode_fixed_s=4e-4, decode_per_row_s=1e-4,
+                      sample_s=1e-5, join_s=3e-4, leave_s=2e-6)
+    panel = ArrivalsPanel(costs, [8, 40, 17, 25], [10, 3, 25, 40], seed=2)
+    texts = _moved(panel, [("rate", 1000), ("max_batch", 2), ("timeout_ms", 0)])
+    assert english(texts) == []
+    assert all(MESSAGES[name] in panel.html.value for name in POLICY_NAMES.values())
+
+
+# --- the catalogue: every English text these modules pass to tr has its Chinese --------------------
+def test_every_literal_tr_key_of_part_b_is_in_the_catalogue():
+    keys = set()
+    for path in MODULES:
+        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)
+            if isinstance(node, ast.ClassDef):  # the panels' titles, shown by the Panel base through tr
+                keys |= {b.value.value for b in node.body if isinstance(b, ast.Assign)
+                         and getattr(b.targets[0], "id", None) == "title"}
+    keys |= {*POLICY_NAMES.values(), *HARDWARE_BANDWIDTH_GBPS, "waiting", "setup + prefill", "first sampling",
+             "dynamic", "static", "sliding", "symptom", "cause"}
+    assert len(keys) > 150
+    assert sorted(k for k in keys if k not in MESSAGES) == []
