@@ -1,6 +1,6 @@
 """The notebooks' exercises: stubs committed unsolved, and every check passing once solved.
 
-Each notebook 01-08 has at least two stub cells tagged ``exercise:<id>``, each followed by a check
+Each notebook 01-08, and its Chinese twin, has at least two stub cells tagged ``exercise:<id>``, each followed by a check
 cell. The committed outputs show the stubs unsolved ("not written yet"). Then every notebook is
 run with its stubs swapped for the reference solutions (tools/solve_exercises.py): every check
 must pass, and every mystery must be named.
@@ -20,6 +20,18 @@ from utils.exercises import EXERCISES  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 WITH_EXERCISES = [p for p in NOTEBOOKS if "01" <= p.name[:2] <= "08"]
+TWINS = [ROOT / "notebooks" / "zh" / p.name for p in WITH_EXERCISES]  # the Chinese twins: the same exercises
+# What the checks print, per language (utils/exercises, through utils.i18n).
+NOT_WRITTEN = {"en": "not written yet", "zh": "还没有写"}
+ALL_PASS = {"en": r": all \d+ cases pass\.", "zh": r"：全部 \d+ 个用例通过。"}
+
+
+def _id(path) -> str:
+    return str(path.relative_to(ROOT / "notebooks"))
+
+
+def _lang(path) -> str:
+    return "zh" if path.parent.name == "zh" else "en"
 
 
 def _text(cell) -> str:
@@ -32,7 +44,7 @@ def _exercise_cells(nb):
             if t.startswith("exercise:")]
 
 
-@pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WITH_EXERCISES + TWINS, ids=_id)
 def test_stubs_are_committed_unsolved_and_checked(path):
     nb = nbformat.read(path, as_version=4)
     stubs = _exercise_cells(nb)
@@ -45,7 +57,8 @@ def test_stubs_are_committed_unsolved_and_checked(path):
         check = next(c for c in nb.cells[i + 1:] if c.cell_type == "code")
         assert re.search(rf"exercises\.check\(\s*[\"']{re.escape(exercise_id)}[\"']", check.source), \
             f"cell {i}: the next code cell must check {exercise_id}"
-        assert "not written yet" in _text(check), f"cell {i}: the committed check should say 'not written yet'"
+        assert NOT_WRITTEN[_lang(path)] in _text(check), \
+            f"cell {i}: the committed check should say {NOT_WRITTEN[_lang(path)]!r}"
 
 
 def test_every_exercise_appears_in_a_notebook():
@@ -54,7 +67,7 @@ def test_every_exercise_appears_in_a_notebook():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WITH_EXERCISES + TWINS, ids=_id)
 def test_the_solved_notebook_passes_every_check(path, tmp_path):
     from nbclient import NotebookClient
 
@@ -63,7 +76,7 @@ def test_the_solved_notebook_passes_every_check(path, tmp_path):
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = "\n".join(_text(c) for c in nb.cells if c.cell_type == "code")
-    assert "not written yet" not in outputs
+    assert NOT_WRITTEN[_lang(path)] not in outputs
     n_checks = len(_exercise_cells(nb))
-    assert len(re.findall(r": all \d+ cases pass\.", outputs)) >= n_checks, outputs[-2000:]
-    assert "✗" not in outputs.replace("✗ not '", "")  # diagnosis lines aside, no case fails
+    assert len(re.findall(ALL_PASS[_lang(path)], outputs)) >= n_checks, outputs[-2000:]
+    assert "✗" not in outputs.replace("✗ not '", "").replace("✗ 不是 '", "")  # diagnosis lines aside, no case fails
