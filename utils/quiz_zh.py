@@ -57,14 +57,14 @@ def _long_context_why() -> str:
     return (f"每一行都要读它自己的 K/V：{_LONG} 个 token 时每行 {format_answer(kv_gib)} GiB，而权重对所有行只读一次。"
             f"所以每字节的 FLOPs 会趋于平稳：B = 64、512 和 4096 时分别为 {x}，都低于 H100 的脊点 {_H100.ridge:.0f}；"
             "utils.roofline.ridge_batch 在 4096 以内找不到计算受限的批大小。如果上下文只有 1 个 token，"
-            f"答案会是 B = {N.ridge_batch_of(_ROOF_MODEL, 1, _H100.name)}。")
+            f"脊点批大小会是 B = {N.ridge_batch_of(_ROOF_MODEL, 1, _H100.name)}。")
 
 
 # The bug lab's step-1 bugs: the same words and order as utils.quiz._BUG_OPTIONS.
 _BUGS_ZH = {"position": "position：新 token 的位置从 0 重新开始",
             "mask": "mask：解码步的掩码忽略了缓存中的键",
             "axis": "axis：新的 K/V 沿头维（第 1 维）拼接",
-            "layer0": "layer0：每一层都在关注第 0 层缓存的 K/V",
+            "layer0": "layer0：每一层都拿第 0 层缓存的 K/V 做注意力",
             "refeed": "refeed：在缓存之上又把整段文本重新送入一遍"}
 if list(_BUGS_ZH) != list(_BUG_OPTIONS):
     raise ValueError("the Chinese bug options must follow utils.quiz._BUG_OPTIONS, word for word and in order")
@@ -101,7 +101,7 @@ def _which_bug(observed: str, why: str, **evidence) -> dict:
 
 def _first_position_why() -> str:
     p = N.first_new_position(12)
-    return (f"预填充 12 个 token 之后，缓存里有 {p} 个位置，编号 0 到 {p - 1}；新 token 的位置等于缓存长度，"
+    return (f"预填充之后缓存里有 {p} 个位置，编号 0 到 {p - 1}；新 token 的位置等于缓存长度，"
             f"所以 RoPE 按位置 {p} 旋转它。从 0 重新计数是经典错误。")
 
 
@@ -125,17 +125,17 @@ ZH: list[dict] = [
        f"每 {_L3_GROUP} 个查询头共享一个 K/V 头：这是分组查询注意力（GQA）。H_kv = H 是 MHA，H_kv = 1 是 MQA。",
        options=None),
     _z(1, "fill", "多查询注意力（MQA）保留几个键/值头（H_kv）？",
-       f"所有查询头共享同一个 K/V 头（ModelConfig 把它报告为 {_MQA_KIND!r}）；缓存是 MHA 的 H 分之一。"),
+       f"所有查询头共享同一个 K/V 头（ModelConfig 把它报告为 {_MQA_KIND!r}）；缓存只有 MHA 时的 1/H。"),
     _z(1, "truefalse", "预填充并行处理全部提示词 token，所以不需要因果掩码。",
        "在提示词内部，第 t 个 token 仍然不能看到它之后的 token；预填充用的因果掩码和训练时完全一样。"),
     # 02 · prefill
     _z(2, "choice", "KV 缓存为每一层保存哪两个张量？",
-       "新的查询需要的只是过去 token 的键和值；查询只为新 token 现算，从不复用，缓存它只会浪费显存。",
+       "新的查询需要的只是过去 token 的键和值；每个新 token 的查询都是现算的，从不复用，缓存它只会浪费显存。",
        options=("Q 和 K", "K 和 V", "Q 和 V", "隐藏状态和 logits")),
     _z(2, "fill", f"一个 H = {N.TINY.n_heads}、H_kv = {N.TINY.n_kv_heads}、d_h = {N.TINY.head_dim} 的模型对 B = 2 条"
-       "提示词做预填充，每条 T = 7 个 token。第 0 层缓存的 K 形状是什么？（按 [1, 2, 3, 4] 的格式写）",
+       "提示词做预填充，每条 T = 7 个 token。第 0 层缓存的 K 是什么形状？（按 [1, 2, 3, 4] 的格式写）",
        "布局是 [B, H_kv, T, d_h]：只存 H_kv 个键/值头，时间在第 2 维（由一次真实的预填充算出）。"),
-    _z(2, "choice", "一批提示词做了左填充，每一行的第一个新 token 该由哪里的 logits 选出？",
+    _z(2, "choice", "一批提示词做了左填充，要为每一行选出第一个新 token，该用哪个位置的 logits？",
        "左填充让每条提示词的最后一个真实 token 都落在最后一列，所以 logits[:, -1]（[B, V]）对每一行都是对的。",
        options=("第一个位置的 logits", "最后一个位置的 logits（每一行最后一个真实 token）", "所有位置 logits 的平均",
                 "<BOS> token 的 logits")),
@@ -153,7 +153,7 @@ ZH: list[dict] = [
                 "两者没法比较")),
     _z(3, "choice", "在 float16 下、上下文还很短（字节主要来自权重）时，批大小为 B 的解码步每读一个字节大约做多少 FLOPs？",
        _decode_law_why, options=("约 1/B", "约 1，与 B 无关", "约 B", "约 B²")),
-    _z(3, "choice", "为什么几百个 token 的预填充在 GPU 上是计算受限，而 B = 1 的解码步是带宽受限？",
+    _z(3, "choice", "为什么几百个 token 的预填充在 GPU 上是计算受限，而 B = 1 的解码步是访存受限？",
        _prefill_vs_decode_why,
        options=(_PREFILL_WHY, "预填充不读权重，只读提示词的嵌入", "解码要读 KV 缓存，而读缓存的字节比读权重的字节慢",
                 "预填充跳过了因果掩码，省下了访存流量")),
@@ -166,7 +166,7 @@ ZH: list[dict] = [
        "每个新 token 让缓存增加多少 KiB（批大小为 1）？",
        f"2 × {_L3.n_layers} × {_L3.n_kv_heads} × {_L3.head_dim} × 2 字节 = 每个 token {format_answer(_L3_KIB)} KiB"
        "（kv_bytes_per_token）。"),
-    _z(4, "fill", f"Llama-3-8B 用 H = {_L3.n_heads}、H_kv = {_L3.n_kv_heads}。它的缓存比同一个模型改用 MHA 时小几倍？",
+    _z(4, "fill", f"Llama-3-8B 用 H = {_L3.n_heads}、H_kv = {_L3.n_kv_heads}。同一个模型如果改用 MHA，缓存会是现在的几倍？",
        f"缓存随 H_kv 增长，而不是随 H：H / H_kv = {_L3.n_heads} / {_L3.n_kv_heads} = {_L3_GROUP}。"),
     _z(4, "open", "为什么 KV 缓存能让每个请求更快，却又限制了服务器能同时运行的请求数？",
        "缓存字节数 = 2 × L × B × H_kv × T × d_h × 字节数：给一个请求提速的显存，就装不下另一个请求的缓存。",
@@ -198,7 +198,7 @@ ZH: list[dict] = [
     _z(6, "truefalse", "把更多请求合成一批，能提高吞吐量，也可能增加每个请求的延迟。",
        "每步处理更多行，硬件利用得更充分（token/s 上升），但每一步的工作量也更大，所以每个用户等每个 token 的时间可能更长。"),
     _z(6, "open", "为什么只报告总的 token/s，不足以评判一套推理服务的配置？",
-       "用户感受到的是延迟（TTFT、TPOT）；运营方付钱买的是吞吐量和显存。",
+       "用户感受到的是延迟（TTFT、TPOT）；运营方要为吞吐量和显存买单。",
        answer="总吞吐量很高，也可能掩盖了每个用户很长的首 token 延迟或很慢的 TPOT（比如批太大或排队太久）；"
               "应当把 TTFT、TPOT、吞吐量和 KV 显存一起报告。"),
     _z(6, "fill", f"{_A100.name} 的峰值算力是 {_A100.peak_flops / 1e12:g} TFLOP/s（bf16，稠密），显存带宽是 "
@@ -213,7 +213,7 @@ ZH: list[dict] = [
        lambda: "预填充的 logits 是对的；出错的是解码使用缓存的方式。这类 bug 不影响第 0 步，而且在 logits 上看起来都差不多。"
        f"在测验用的小模型上实测：{_evidence_lines()}。缓存长度、第 0 层新写入的键、第一个出错的层能把它们区分开"
        f"（笔记本 07 的谜题）；正确的缓存始终在 {TOL:g} 以内。",
-       options=("解码把位置编号重新从 0 开始：这个症状就指向这个 bug", _SEVERAL,
+       options=("解码时位置编号从 0 重新计数：这个症状指的就是这个 bug", _SEVERAL,
                 f"说明不了什么：单是 float32 的舍入误差就常常超过 {TOL:g}", "两次运行之间 use_cache 改变了权重")),
     _z(7, "truefalse", "设置 use_cache=False 会改变模型的参数。",
        "use_cache 只决定是否保存并复用过去的 K/V；权重不变，logits 在课程的容差"
@@ -251,7 +251,7 @@ ZH: list[dict] = [
        f"{N.static_bytes(_STATIC_LEN)} 字节，从一开始就占着（StaticKVCache.nbytes），而且永远不会增长。"),
     _z(8, "fill", f"一个滑动窗口缓存保留最近 W = {_WINDOW} 个位置。送入 {_FED} 个 token 之后，每层缓存里有几个位置？",
        lambda: f"较早的键会滑出窗口：min({_FED}, {_WINDOW}) = {N.sliding_window(_WINDOW, _FED)[0]}"
-       "（SlidingWindowKVCache.seq_len）。无论文本多长，内存都保持在 W 个位置。"),
+       "（SlidingWindowKVCache.seq_len）。无论文本多长，缓存都只占 W 个位置的内存。"),
     _z(8, "fill", f"同一个滑动窗口缓存（W = {_WINDOW}，目前已送入 {_FED} 个 token）：下一个 token 的 RoPE 位置"
        "（从 0 开始计）是多少？",
        lambda: f"位置按见过的 token 数来算（n_seen = {N.sliding_window(_WINDOW, _FED)[1]}），而不是按存着的位置数"
