@@ -99,7 +99,7 @@ def test_the_recompute_verdict_speaks_the_current_language(zh):
     torch.manual_seed(0)
     cfg = ModelConfig(vocab_size=32, n_layers=2, n_heads=4, n_kv_heads=2, d_model=32, d_ff=64, max_seq_len=64)
     report = compare_with_recompute(Decoder(cfg).eval(), torch.randint(0, 32, (1, 5)), 3)
-    assert report.ok and report.verdict == f"通过：{len(report.max_diffs)} 步中缓存结果与完整重算一致（容差 {report.tol:g}）"
+    assert report.ok and report.verdict == f"通过：{len(report.max_diffs)} 步中缓存结果与完全重算一致（容差 {report.tol:g}）"
 
 
 def _screen_names() -> list[str]:

@@ -27,6 +27,7 @@ from .cache import StaticKVCache
 from .config import ModelConfig
 from .flops import decode_step_cost, mlp_flops_per_token, projection_flops_per_token, weight_bytes
 from .generate import decode_stepper
+from .i18n import tr
 from .perf import Stats, check_lengths, random_ids
 from .sizing import bytes_per_element, kv_bytes_per_token
 from .validate import check_int
@@ -123,8 +124,8 @@ def measure_machine(matmul_n: int = 1024, n_bytes: int = 128 * 2**20, repeats: i
     flops = 2 * matmul_n**3 / _median_time(lambda: a @ b, repeats)
     buf = torch.ones(n_bytes // 4)
     bandwidth = n_bytes / _median_time(buf.sum, repeats)
-    return Roofs(f"this CPU ({torch.get_num_threads()} thread(s), float32)", flops, bandwidth,
-                 "measured: a square float32 matmul and a sum over a large buffer")
+    return Roofs(tr("this CPU ({n} thread(s), float32)", n=torch.get_num_threads()), flops, bandwidth,
+                 tr("measured: a square float32 matmul and a sum over a large buffer"))
 
 
 @torch.inference_mode()

@@ -5,7 +5,7 @@ MESSAGES: dict[str, str] = {
     "{label}: {value}{note}": "{label}：{value}{note}",
     " (a broken variant: expected False)": "（故意展示的错误版本：预期就是 False）",
     # utils/recompute.py: RecomputeReport.verdict
-    "OK: cached == recompute within {tol} for {n} steps": "通过：{n} 步中缓存结果与完整重算一致（容差 {tol}）",
+    "OK: cached == recompute within {tol} for {n} steps": "通过：{n} 步中缓存结果与完全重算一致（容差 {tol}）",
     "DIVERGED at step {step} (position {position}): max |diff| = {diff} > tol {tol}":
         "第 {step} 步（位置 {position}）出现偏差：max |diff| = {diff} > 容差 {tol}",
     # utils/course.py: the course map of notebook 00 (titles as the Chinese lessons have them)
@@ -28,13 +28,13 @@ MESSAGES: dict[str, str] = {
         "一个注意力块：q、k、v 投影，RoPE，因果掩码，softmax；按 K/V 头数 H_kv 区分 MHA、GQA 和 MQA",
     "the prompt through all L layers at once: each layer's K/V [B, H_kv, T, d_h], the last valid position's logits, "
     "left-padded batches, TTFT vs prompt length":
-        "提示词一次穿过全部 L 层：每层的 K/V [B, H_kv, T, d_h]，最后一个有效位置的 logits，左填充的批，"
+        "提示词一次性经过全部 L 层：每层的 K/V [B, H_kv, T, d_h]，最后一个有效位置的 logits，左填充的批，"
         "TTFT 随提示词长度的变化",
     "one new token per step: its query attends over the cached keys plus its own; cached logits equal full "
     "recompute; what the cache saves and what it does not; why decode is bandwidth-bound (arithmetic intensity vs "
     "the ridge) and slows as the context grows":
-        "每步一个新 token：它的查询关注缓存里的键和它自己的键；带缓存的 logits 等于完整重算的结果；缓存省下了什么、"
-        "省不下什么；为什么解码受带宽限制（算术强度对比屋脊点），并且随上下文变长而变慢",
+        "每步一个新 token：它的查询关注缓存里的键和它自己的键；带缓存的 logits 等于完全重算的结果；缓存省下了什么、"
+        "省不下什么；为什么解码是访存受限的（算术强度与脊点相比），以及为什么上下文越长越慢",
     "cache bytes = 2 × L × B × H_kv × T × d_h × bytes per value, for real models; how GQA/MQA and the dtype shrink "
     "it":
         "缓存字节数 = 2 × L × B × H_kv × T × d_h × 每个值的字节数，用真实模型算一遍；GQA/MQA 和 dtype 如何让它变小",
@@ -42,12 +42,12 @@ MESSAGES: dict[str, str] = {
         "从 logits 到 token：贪心、温度、top-k、top-p；遇到 EOS、停止字符串或长度上限时停止",
     "TTFT (in parts), TPOT, ITL, throughput and KV memory, measured; the batch roofline; arrivals served one at a "
     "time, in static batches and by continuous batching":
-        "实测 TTFT（分段）、TPOT、ITL、吞吐量和 KV 显存；按批大小看的屋顶线模型；请求陆续到达时，逐个处理、静态批处理"
+        "实测 TTFT（分段）、TPOT、ITL、吞吐量和 KV 缓存占用；按批大小看的屋顶线模型；请求陆续到达时，逐个处理、静态批处理"
         "与连续批处理的对比",
     "five mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs (positions, masks, "
     "concatenation axis, padding, beams), found by comparing with full recompute":
         "五个神秘 bug，先诊断再修复；然后是经典 KV 缓存 bug 目录（位置、掩码、拼接维度、填充、束搜索），"
-        "都靠与完整重算对比来发现",
+        "都靠与完全重算对比来发现",
     "what real engines add on top: preallocated caches, sliding windows and truncation, beam search, transformers' "
     "caches side by side, a real pretrained model":
         "真实推理引擎在此之上加了什么：预分配缓存、滑动窗口与截断、束搜索、并排对比 transformers 的各种缓存、"

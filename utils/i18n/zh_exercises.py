@@ -17,7 +17,7 @@ MESSAGES: dict[str, str] = {
     "could not compare what came back ({error})": "无法比较返回的结果（{error}）",
 
     # --- utils/exercises/judges.py: what was expected, what came back ----------------------------
-    "a {shape} {dtype} tensor": "一个 {shape} 的 {dtype} 张量",
+    "a {shape} {dtype} tensor": "形状为 {shape} 的 {dtype} 张量",
     "expected a tensor, got {type}": "应返回张量，实际是 `{type}`",
     "expected shape {expected}, got {got}": "形状应为 {expected}，实际是 {got}",
     "expected a bool tensor, got dtype {dtype}": "应返回 bool 张量，实际的 dtype 是 {dtype}",
@@ -61,11 +61,11 @@ MESSAGES: dict[str, str] = {
     "a chunk: T_new=3, T_past=2": "分块（T_new=3，T_past=2）",
     "first token: T_new=1, T_past=0": "第一个 token（T_new=1，T_past=0）",
     "new row i is the token at position T_past + i: it sees keys 0 ... T_past + i":
-        "新的第 i 行是位置 T_past + i 上的 token：它能看到键 0 … T_past + i",
+        "第 i 行是位置 T_past + i 上的新 token：它能看到键 0 … T_past + i",
     "row i is the query at position T_past + i": "第 i 行是位置 T_past + i 上的查询",
     # 01.repeat_kv
     "GQA: B=2, H_kv=3, n_rep=2": "GQA（B=2，H_kv=3，n_rep=2）",
-    "MHA: n_rep=1 changes nothing": "MHA，n_rep=1 时什么都不变",
+    "MHA: n_rep=1 changes nothing": "MHA（n_rep=1，什么都不变）",
     "MQA: H_kv=1, n_rep=4": "MQA（H_kv=1，n_rep=4）",
     "query head h reads K/V head h // n_rep: the copies of one head sit side by side":
         "查询头 h 读的是 K/V 头 h // n_rep：同一个头的几份副本要挨在一起",
@@ -121,9 +121,9 @@ MESSAGES: dict[str, str] = {
     "p=0.3: the top token alone already reaches p": "p=0.3，概率最高的 token 单独就已达到 p",
     "p=1.0 keeps every token": "p=1.0 保留所有 token",
     "keep the most likely tokens until their mass reaches p, including the token that crosses p":
-        "按概率从高到低保留 token，直到累计概率达到 p；越过 p 的那个 token 也要保留",
+        "按概率从高到低保留 token，直到累计概率达到 p；使累计概率越过 p 的那个 token 也要保留",
     "never empty: the most likely token is always kept": "结果不能为空：概率最高的 token 总要保留",
-    "the token that crosses p is kept": "越过 p 的那个 token 要保留",
+    "the token that crosses p is kept": "使累计概率越过 p 的那个 token 要保留",
     # 05.stop_text
     "the stop string spans two tokens": "停止字符串横跨两个 token",
     "the later-listed string occurs first": "列在后面的停止字符串先出现",
@@ -156,7 +156,7 @@ MESSAGES: dict[str, str] = {
         "新 token 的位置等于缓存里已有的 token 数",
     "position = cache length": "位置 = 缓存长度",
     "the one new query sits after every cached key: its mask row [1, S] must let it see all S keys":
-        "唯一的新查询排在所有缓存键之后：它的掩码 [1, S] 必须让它看到全部 S 个键",
+        "唯一的新查询排在所有缓存键之后：它的掩码行 [1, S] 必须让它看到全部 S 个键",
     "the new query sees every cached key": "新查询能看到每一个缓存的键",
     # 08.reorder
     "beam_idx [0, 0, 3, 1] (a repeat)": "beam_idx [0, 0, 3, 1]（有重复）",
@@ -186,7 +186,7 @@ MESSAGES: dict[str, str] = {
     "check / fix": "检查 / 修复",
     "first divergence": "首次出现差异",
     "use_cache changes weights?": "use_cache 会改权重？",
-    "none: a myth": "没有：是误解",
+    "none: a myth": "不会：这是误解",
     "cache holds activations": "缓存存的是激活值",
     "hash the state_dict": "对 state_dict 做哈希",
     "hashes equal: {equal}": "哈希相同：{equal}",
@@ -204,11 +204,11 @@ MESSAGES: dict[str, str] = {
     "cat on dim=2; check seq_len": "在 `dim=2` 上拼接；检查 seq_len",
     "Mask ignores the cache": "掩码忽略了缓存",
     "decode wrong (or shape error)": "解码出错（或形状报错）",
-    "mask not offset/sized by past": "掩码没有按历史长度偏移或定尺寸",
+    "mask not offset/sized by past": "掩码的大小和偏移没算上历史长度",
     "mask [T, past + T], offset past": "掩码为 `[T, past + T]`，偏移 `past`",
     "Padded rows, lengths mixed": "填充批的有效长度弄混",
     "wrong from the prefill on": "从预填充起就错",
-    "row masked with wrong length": "行用了错误的长度做掩码",
+    "row masked with wrong length": "某行按错误的长度做了掩码",
     "row alone == row in batch": "单独跑一行 == 批中的这一行",
     "Dropout left on (train mode)": "dropout 没关（训练模式）",
     "random diffs, even at step 0": "随机出现差异，第 0 步就有",
@@ -217,7 +217,7 @@ MESSAGES: dict[str, str] = {
     "Layer 0's K/V for all layers": "各层都用第 0 层的 K/V",
     "layers read layer 0's keys": "各层读的是第 0 层的键",
     "one K/V per layer": "每层一份 K/V",
-    "Beam step without reorder": "束搜索一步后没有 reorder",
+    "Beam step without reorder": "束搜索后没有重排缓存",
     "beams drift after a reshuffle": "束重排后开始跑偏",
     "row i keeps old beam i": "第 i 行还是旧的第 i 个束",
     "cache.reorder(parents)": "`cache.reorder(parents)`",
