@@ -27,20 +27,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
-from .i18n import in_language, language, tr
+from .i18n import Names, in_language, language, tr
 
 KINDS = ("choice", "truefalse", "fill", "open")
 
 
-class _Names(dict):
-    """kind -> its name in the current language (the English names are the catalogue's keys)."""
-
-    def __getitem__(self, kind: str) -> str:
-        return tr(super().__getitem__(kind))
-
-
-KIND_NAMES = _Names({"choice": "single choice", "truefalse": "true / false", "fill": "fill in",
-                     "open": "open question"})
+KIND_NAMES = Names({"choice": "single choice", "truefalse": "true / false", "fill": "fill in",
+                   "open": "open question"})
 PLACEHOLDER = "(choose)"  # the dropdowns' empty choice; shown as tr(PLACEHOLDER)
 _TRUE_FALSE = {True: {"en": "True", "zh": "对"}, False: {"en": "False", "zh": "错"}}
 _TRUE_FALSE_WORDS = {"true": True, "t": True, "yes": True, "false": False, "f": False, "no": False,

@@ -63,6 +63,15 @@ def tr(message: str, /, **values) -> str:
     return text.format(**values) if values else text
 
 
+class Names(dict):
+    """A dict of names whose values are English catalogue keys: ``names[key]`` is the name in the
+    current language (``POLICY_NAMES["fifo"]``, ``KIND_NAMES["choice"]``). The keys, which code
+    compares, stay as they are; ``.values()`` and ``.items()`` give the English keys."""
+
+    def __getitem__(self, key):
+        return tr(super().__getitem__(key))
+
+
 def in_language(texts: dict[str, str]) -> str:
     """Pick one of ``{"en": ..., "zh": ...}`` by the current language: for a long text (a question's
     explanation, a hint) that is better written whole in each language than as one catalogue key."""

@@ -7,7 +7,7 @@ import html
 from ..arrivals import POLICIES, poisson_arrivals, serve
 from ..batch_engine import ReplayEngine, StepCosts
 from ..perf import BENCH_CONFIGS, decode_bound
-from ..i18n import tr
+from ..i18n import Names, tr
 from ..plots import format_bytes, plot_decode_bound
 from ..plots.metrics import model_label, plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, ridge_batch
@@ -128,8 +128,8 @@ class DecodeBoundPanel(Panel):
         return plot_decode_bound(s)
 
 
-# policy -> its name (an English key: shown as tr(POLICY_NAMES[p]))
-POLICY_NAMES = {"fifo": "one at a time (FIFO)", "static": "static batches", "continuous": "continuous batching"}
+# policy -> its name in the current language
+POLICY_NAMES = Names({"fifo": "one at a time (FIFO)", "static": "static batches", "continuous": "continuous batching"})
 RATE_CHOICES = [5, 10, 20, 50, 100, 200, 500, 1000]  # requests per second
 MAX_BATCH_CHOICES = [2, 4, 8, 16]
 TIMEOUT_CHOICES_MS = [0, 10, 20, 50, 100, 200, 500]
@@ -174,7 +174,7 @@ class ArrivalsPanel(Panel):
         for p, r in s["runs"].items():
             ms = [f"{r[f'{k}_p50_s'] * 1e3:,.{d}f} / {r[f'{k}_p95_s'] * 1e3:,.{d}f} ms"
                   for k, d in (("ttft", 1), ("tpot", 2), ("itl", 2), ("e2e", 1))]
-            cells = [tr(POLICY_NAMES[p]), *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
+            cells = [POLICY_NAMES[p], *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
                      f"{r['busy_tokens_per_s']:,.0f}"]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         note = tr("percentiles: numpy's default (linear interpolation); times from per-call costs measured "
@@ -182,7 +182,7 @@ class ArrivalsPanel(Panel):
         return f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table><small>{note}</small></div>"
 
     def plot(self, s: dict):
-        return plot_schedules({tr(POLICY_NAMES[p]): r for p, r in s["runs"].items()},
+        return plot_schedules({POLICY_NAMES[p]: r for p, r in s["runs"].items()},
                               title=tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
                                        n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"],
                                        timeout=s["timeout_ms"]))
