@@ -393,10 +393,10 @@ class Lab:
     def control(self, scope, label: str):
         """The widget row (slider, dropdown, text box) in ``scope`` whose description is ``label``.
 
-        ``label`` must be the whole description or its first word: "T" finds "T (tokens)" but
-        neither "top_k" nor "T_max".
+        ``label`` must be the whole description or its first word: "T" finds "T (tokens)" and
+        the Chinese "T（token 数）" but neither "top_k" nor "T_max".
         """
-        pattern = re.compile(rf"^\s*{re.escape(label)}(\s|\(|$)")
+        pattern = re.compile(rf"^\s*{re.escape(label)}(\s|\(|（|$)")
         row = scope.locator(".widget-inline-hbox").filter(
             has=self.page.locator(":scope > .widget-label", has_text=pattern))
         return row.first

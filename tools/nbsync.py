@@ -95,6 +95,67 @@ def sync_lessons(check: bool) -> bool:
     return stale
 
 
+NAMES_INDEX = REPO_ROOT / "utils" / "data" / "notebook_names.json"
+
+
+def defined_names(nb: nbformat.NotebookNode) -> dict:
+    """``{"sections": [heading, ...], "names": {name: index of the section of the cell that first defines it}}``
+    over the notebook's code cells (top-level assignments, imports, functions, classes, loop and with
+    targets; the setup cell's aside)."""
+    import ast
+
+    found: dict[str, int] = {}
+    sections = [""]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heads = [line.lstrip("#").strip() for line in cell.source.splitlines() if line.startswith("#")]
+            if heads:
+                sections.append(heads[-1])
+            continue
+        if cell.source.startswith(SETUP_MARKER):
+            continue
+        try:
+            tree = ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
+                                       for line in cell.source.splitlines()))
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            targets = []
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.For, ast.With)):
+                parts = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if not isinstance(node, ast.With) else [i.optional_vars for i in node.items]
+                targets = [n.id for t in parts if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                targets = [(a.asname or a.name).split(".")[0] for a in node.names]
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                targets = [node.name]
+            for name in targets:
+                if not name.startswith("_") and name not in found:
+                    found[name] = len(sections) - 1
+    return {"sections": sections, "names": found}
+
+
+def names_index() -> str:
+    """The JSON that utils.name_hints reads: for each language, notebook -> its sections and names."""
+    import json
+
+    index = {}
+    for lang, folder in (("en", REPO_ROOT / "notebooks"), ("zh", REPO_ROOT / "notebooks" / "zh")):
+        index[lang] = {p.name: defined_names(nbformat.read(p, as_version=4)) for p in sorted(folder.glob("*.ipynb"))}
+    return json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def sync_names(check: bool) -> bool:
+    """Rewrite utils/data/notebook_names.json; return True if it was out of step."""
+    text = names_index()
+    if NAMES_INDEX.exists() and NAMES_INDEX.read_text(encoding="utf-8") == text:
+        return False
+    print("utils/data/notebook_names.json: out of date (where each notebook defines its names)")
+    if not check:
+        NAMES_INDEX.write_text(text, encoding="utf-8")
+    return True
+
+
 def reading_order() -> str:
     """The README's engine table: file, lines, what it holds (lengths counted, never typed)."""
     rows = ["| step | file | lines | what it holds |", "|---|---|---|---|"]
@@ -162,6 +223,7 @@ def main(argv: list[str]) -> int:
     if not [a for a in argv if a != "--check"]:
         bad += sync_readme(check)
         bad += sync_lessons(check)
+        bad += sync_names(check)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         problems = sync(nb, path.name, language_of(path))

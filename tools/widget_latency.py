@@ -48,7 +48,8 @@ PANELS = {
                           sample_s=5e-5, join_s=1e-4, leave_s=5e-5)
         panel = P(costs, [8 + 3 * (i % 7) for i in range(40)], [16 + (i % 5) for i in range(40)], seed=0)"""),
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
-    "SlidingWindowPanel": "from utils.widgets import SlidingWindowPanel as P; panel = P(model, '<BOS> 他 喜欢 猫 。 他 也 喜欢 狗 。')",
+    "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
+                           "panel = P(model, torch.tensor([tok.encode('<BOS> ' + ' 他 喜欢 猫 。' * 12)]))"),
 }
 
 MEASURE = """

@@ -47,12 +47,12 @@ _SETUP_COMMENTS = {
            "# In Colab: install the course package from GitHub. Its loose version ranges are met by",
            "# Colab's own torch, matplotlib and ipywidgets, so those stay as they are.",
            "# Locally, `make lab` has already installed everything: this cell then does nothing.",
-           "# The language of widgets, figures and verdicts:"],
+           "# The language of widgets, figures and verdicts; a NameError says which cell above defines the name:"],
     "zh": ["· 课程设置（每个笔记本都是同一个单元格）",
            "# 在 Colab 中：从 GitHub 安装课程包。它的依赖版本范围较宽，Colab 自带的",
            "# torch、matplotlib 和 ipywidgets 都满足，所以保持原样。",
            "# 在本地，`make lab` 已经装好了一切，这个单元格什么也不做。",
-           "# 控件、图表和验证结果使用的语言："],
+           "# 控件、图表和验证结果使用的语言；遇到 NameError 时提示该名字在上面哪一节定义："],
 }
 
 
@@ -72,8 +72,10 @@ def setup_cell_source(lang: str = "en") -> str:
         "%matplotlib inline",
         lang_comment,
         "from utils.course import set_language",
+        "from utils.name_hints import explain_name_errors",
         "",
         f'set_language("{lang}")',
+        "explain_name_errors()",
     ])
 
 # The series, in order: (file, title). README, lessons and the hygiene test read it from here.

@@ -64,4 +64,16 @@ MESSAGES: dict[str, str] = {
     # tools/run_notebooks.py: what a saved notebook shows where a live widget was
     "[interactive widget: run this notebook (JupyterLab or Colab) to use it]":
         "[交互控件：在 JupyterLab 或 Colab 中运行本笔记本即可使用]",
+    # utils/name_hints.py: what a NameError adds
+    "`{name}` is defined further up in this notebook, in section \"{section}\". "
+    "Run the cells above first (Run > Run All Above Selected Cell).":
+        "`{name}` 在本笔记本前面的“{section}”一节里定义。请先运行上面的单元格（菜单 `Run > Run All Above Selected Cell`）。",
+    "`{name}` is defined by an earlier cell of the course notebook: {where}. Run the cells above "
+    "first (Run > Run All Above Selected Cell).":
+        "`{name}` 由课程笔记本中靠前的单元格定义：{where}。请先运行上面的单元格（菜单 `Run > Run All Above Selected Cell`）。",
+    "; and {n} more": "；另有 {n} 处",
+    "; ": "；",
+    "{notebook} (\"{section}\")": "{notebook}（“{section}”）",
+    "Run the cells above first (Run > Run All Above Selected Cell): a name is defined by an earlier cell.":
+        "请先运行上面的单元格（菜单 `Run > Run All Above Selected Cell`）：变量名由前面的单元格定义。",
 }

@@ -256,4 +256,11 @@ MESSAGES: dict[str, str] = {
         "<b class=\"padding-bytes\">{padding_bytes}</b> 存的是填充。如果只存真实 token，"
         "能放下 <b class=\"n-real-only\">{n:,}</b> 个请求。",
     "Note: T is beyond this model's max context ({n:,}).": "注意：T 超出了这个模型的最大上下文（{n:,}）。",
+    # DecodePanel: what a prompt box assumed
+    " ... and {n:,} more": " …… 另有 {n:,} 个",
+    "The prompt is empty: decoding starts from <BOS> alone.": "提示词是空的：解码只从 <BOS> 开始。",
+    "{tokens} inside a prompt is read as an ordinary token (the model saw <BOS> only at the start, <PAD> never, "
+    "<EOS> only at the end): expect odd continuations.":
+        "提示词中间的 {tokens} 会被当作普通 token 读入（训练时模型只在开头见过 <BOS>，从没见过 <PAD>，"
+        "<EOS> 只出现在结尾）：续写可能很奇怪。",
 }

@@ -62,6 +62,21 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, layout=None, **kwa
     return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
+PANEL_DPI = 90  # the panels' pictures: sharp on a laptop screen, a third fewer pixels to draw than 110
+
+
+def figure_png(fig: Figure, dpi: float = PANEL_DPI) -> bytes:
+    """``fig`` as PNG bytes, drawn once. The panels show these instead of the figure: the inline
+    backend would draw it twice (``bbox_inches="tight"`` measures with a first draw), and without
+    ``%matplotlib inline`` it would print ``<Figure size ...>`` instead of the picture. Every
+    figure here lays itself out (tight or constrained layout, or fixed margins), so nothing is cut."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
 def new_figure(ncols: int = 1, width: float = 6.0, height: float = 3.6):
     """A figure with ``ncols`` axes side by side (returns ``fig, axes`` with axes always a list)."""
     fig, axes = subplots(1, ncols, figsize=(width * ncols if ncols > 1 else width, height), squeeze=False)

@@ -170,15 +170,24 @@ class DecodePanel(Panel):
         return self.state
 
     def _parse(self, prompt: str) -> tuple[list[int] | None, str]:
-        """Token ids of ``prompt``, or None and a friendly message saying what is wrong."""
+        """Token ids of ``prompt`` and a note ("" or what was assumed), or None and a friendly message
+        saying what is wrong."""
         words = str(prompt).split()
         vocab = set(self.tok.vocab)
-        unknown = [w for w in words if w not in vocab]
+        unknown = list(dict.fromkeys(w for w in words if w not in vocab))
         if unknown:
             examples = " ".join(w for w in self.tok.vocab[3:] if w.isascii())
+            listed = ", ".join(repr(w) for w in unknown[:10])
+            if len(unknown) > 10:
+                listed += tr(" ... and {n:,} more", n=len(unknown) - 10)
             return None, tr("Unknown word(s): {words}. Use words of the course vocabulary separated by spaces, "
                             "e.g. '<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}",
-                            words=", ".join(repr(w) for w in dict.fromkeys(unknown)), examples=examples)
+                            words=listed, examples=examples)
+        note = tr("The prompt is empty: decoding starts from <BOS> alone.") if not words else ""
+        special = sorted({w for w in words[1:] if w in ("<BOS>", "<PAD>", "<EOS>")})
+        if special:
+            note = tr("{tokens} inside a prompt is read as an ordinary token (the model saw <BOS> only at the start, "
+                      "<PAD> never, <EOS> only at the end): expect odd continuations.", tokens=", ".join(special))
         if words[:1] != ["<BOS>"]:
             words = ["<BOS>"] + words  # documents start with <BOS>, as in training
         limit = self.model.cfg.max_seq_len - self.max_new_tokens
@@ -186,7 +195,7 @@ class DecodePanel(Panel):
             return None, tr("The prompt has {n} tokens; at most {limit} fit (max_seq_len={max_seq_len} minus "
                             "{new} new tokens).", n=len(words), limit=limit, max_seq_len=self.model.cfg.max_seq_len,
                             new=self.max_new_tokens)
-        return self.tok.encode(" ".join(words)), ""
+        return self.tok.encode(" ".join(words)), note
 
     def _trace(self, ids: list[int]) -> dict:
         key = tuple(ids)
@@ -209,6 +218,7 @@ class DecodePanel(Panel):
         ids, message = self._parse(prompt)
         if ids is None:
             return {"ok": False, "message": message, "prompt": prompt}
+        note = message
         trace = self._trace(ids)
         T0, n_steps = len(ids), len(trace["new_ids"]) - 1
         self._set_step_max(n_steps)
@@ -224,12 +234,13 @@ class DecodePanel(Panel):
             "n_recomputed": trace["cache_before"][step][0],  # history a no-cache loop runs again
             "total_recomputed": sum(b[0] for b in trace["cache_before"][1 : step + 1]),
             "cache_len_per_layer": list(cache_after), "cache_len": cache_after[0],
-            "produced": tokens[T0 + step],
+            "produced": tokens[T0 + step], "note": note,
         }
 
     def render(self, s: dict) -> str:
         if not s["ok"]:
             return f"<div class='decode-message' style='color:#a60'>&#9432; {html.escape(s['message'])}</div>"
+        note = f"<div class='decode-note' style='color:#a60'>&#9432; {html.escape(s['note'])}</div>" if s["note"] else ""
         T0, step = s["prompt_len"], s["step"]
         if step == 0:
             what = tr("prefill: {T0} prompt tokens at positions 0..{last} go through all {L} layers at once",
@@ -246,7 +257,7 @@ class DecodePanel(Panel):
                    + "</span>")
         stop = (tr("stopped at &lt;EOS&gt;") if s["stop"] == "eos"
                 else tr("stopped after {n} new tokens", n=len(s["generated"])))
-        return ("<div style='font-size:90%;color:#555'>"
+        return (note + "<div style='font-size:90%;color:#555'>"
                 + tr("prompt: {prompt} &rarr; greedy continuation: <b>{generated}</b> ({stop})",
                      prompt=html.escape(" ".join(s["tokens"][:T0])), generated=html.escape(" ".join(s["generated"])),
                      stop=stop)
