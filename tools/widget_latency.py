@@ -46,7 +46,8 @@ PANELS = {
         from utils.widgets.metrics import ArrivalsPanel as P
         costs = StepCosts(prefill_fixed_s=2e-3, prefill_per_token_s=2e-5, decode_fixed_s=3e-3, decode_per_row_s=2e-4,
                           sample_s=5e-5, join_s=1e-4, leave_s=5e-5)
-        panel = P(costs, [8 + 3 * (i % 7) for i in range(40)], [16 + (i % 5) for i in range(40)], seed=0)"""),
+        # notebook 06's workload: 24 requests, prompts of 8-32 tokens, 16-48 new tokens
+        panel = P(costs, [8 + (i * 7) % 25 for i in range(24)], [16 + (i * 11) % 33 for i in range(24)], seed=0)"""),
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
     "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
                            "panel = P(model, torch.tensor([tok.encode('<BOS> ' + ' 他 喜欢 猫 。' * 12)]))"),
