@@ -1,0 +1,40 @@
+"""What every panel shares (utils/widgets/__init__.py): the figure is shown as a PNG the panel draws
+itself, so it appears whatever matplotlib's backend (a learner who skipped ``%matplotlib inline``
+used to see ``<Figure size 900x820 with 4 Axes>``), and an error while drawing is shown, never raised."""
+import matplotlib
+import pytest
+from IPython.display import Image
+
+matplotlib.use("Agg")  # not the inline backend: what a kernel without `%matplotlib inline` may have
+
+import utils.widgets as W  # noqa: E402
+from utils.widgets import KVCacheExplorer  # noqa: E402
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What the panels pass to IPython's display."""
+    seen = []
+    monkeypatch.setattr(W, "display", seen.append)
+    return seen
+
+
+def test_a_panel_shows_its_figure_as_a_png_whatever_the_backend(shown):
+    panel = KVCacheExplorer()
+    L = panel.controls["L"]
+    L.value = L.max if L.value != L.max else L.min  # one slider step: one more picture
+    assert shown and all(isinstance(x, Image) for x in shown)
+    assert shown[-1].data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert panel.fig is not None  # the figure stays readable (tests, screenshots)
+
+
+def test_a_figure_that_cannot_be_drawn_is_reported_in_the_panel(shown, monkeypatch):
+    panel = KVCacheExplorer()
+    shown.clear()
+
+    def broken(fig, dpi=None):
+        raise RuntimeError("no renderer")
+    monkeypatch.setattr("utils.plots.figure_png", broken)
+    panel.update()  # must not raise
+    assert panel.state["error"] == "RuntimeError: no renderer" and "no renderer" in panel.html.value
+    assert shown == []
