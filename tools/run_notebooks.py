@@ -10,6 +10,8 @@ Outputs are committed, so the written files must be reproducible and small:
   widget models that no longer exist once the kernel is gone, are dropped (their text/plain
   fallback is kept);
 - no per-cell execution timestamps are recorded.
+Each notebook's wall time and its kernel's peak memory are printed (the course keeps every notebook
+under 30 s on a 2-core machine and under 800 MB, to fit a free Colab session next to other tabs).
 A notebook that raises is reported and left unchanged on disk; the script then exits 1.
 """
 
@@ -60,13 +62,19 @@ def strip_widget_state(nb: nbformat.NotebookNode, lang: str = "en") -> None:
         cell.outputs = kept
 
 
-def run_notebook(path: Path) -> float:
+# Run after the last cell, then removed: the kernel's peak resident memory (Linux: ru_maxrss in KiB).
+PEAK_MEMORY_CELL = "import resource\nprint('PEAK_RSS_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+
+
+def run_notebook(path: Path) -> tuple[float, float]:
     """Execute `path` in a fresh kernel with its folder as working directory, write it back.
 
-    Returns the wall time in seconds. Raises nbclient's CellExecutionError, CellTimeoutError
-    or DeadKernelError if a cell fails, runs too long or kills the kernel.
+    Returns the wall time in seconds and the kernel's peak memory in MiB. Raises nbclient's
+    CellExecutionError, CellTimeoutError or DeadKernelError if a cell fails, runs too long or kills
+    the kernel.
     """
     nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PEAK_MEMORY_CELL))
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
@@ -80,9 +88,11 @@ def run_notebook(path: Path) -> float:
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
+    probe = nb.cells.pop()
+    peak_kib = int("".join(o.get("text", "") for o in probe.outputs).split()[-1])
     strip_widget_state(nb, "zh" if path.parent.name == "zh" else "en")
     nbformat.write(nb, path)
-    return elapsed
+    return elapsed, peak_kib / 1024
 
 
 def main(argv: list[str]) -> int:
@@ -95,13 +105,13 @@ def main(argv: list[str]) -> int:
     total = 0.0
     for path in paths:
         try:
-            elapsed = run_notebook(path)
+            elapsed, peak_mib = run_notebook(path)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as err:
             failed.append(path)
             print(f"FAILED  {path}\n{err}", file=sys.stderr)
             continue
         total += elapsed
-        print(f"{elapsed:7.1f} s  {path}", flush=True)
+        print(f"{elapsed:7.1f} s  {peak_mib:6.0f} MiB peak  {path}", flush=True)
     print(f"{total:7.1f} s  total, {len(paths) - len(failed)}/{len(paths)} notebooks ok")
     return 1 if failed else 0
 
