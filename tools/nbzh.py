@@ -126,6 +126,8 @@ def _apply(source: str, table: dict[str, str]) -> str:
         else:
             for quote in ('"', "'"):
                 source = source.replace(f"{quote}{en}{quote}", f"{quote}{zh}{quote}")
+            if len(en.strip()) >= 6 and source.count(en) == 1:  # a piece of an f-string: no quotes around it
+                source = source.replace(en, zh)
     return source
 
 
