@@ -93,3 +93,13 @@ def test_a_changed_english_markdown_cell_is_flagged_not_lost():
     twin.cells[0].metadata[nbzh.KEY].pop("todo")
     synced, todo = nbzh.sync_twin(_nb(("md", "A new intro")), twin)
     assert synced.cells[0].source == "介绍" and todo == ["cell 0: the English changed: update this translation"]
+
+
+def test_translations_pair_strings_where_they_stand_never_across_a_reordered_f_string():
+    en = 'fits = {"thin twin": 1}\nprint(f"{n} x, TPOT {t:.1f} ms per request")\nprint("done")'
+    zh = 'fits = {"thin twin": 1}\nprint(f"每个请求的 TPOT 为 {t:.1f} ms，共 {n} 倍")\nprint("完成")'
+    pairs = nbzh.translations(en, zh)
+    assert pairs == {"done": "完成"}  # the f-string's pieces are not paired: its fields were reordered
+    same_order = 'print(f"{n} 倍，每个请求的 TPOT 为 {t:.1f} ms")'
+    assert nbzh.translations('print(f"{n} x, TPOT {t:.1f} ms per request")', same_order) == {
+        " x, TPOT ": " 倍，每个请求的 TPOT 为 ", " ms per request": " ms"}

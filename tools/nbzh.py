@@ -108,12 +108,44 @@ def _comments(source: str) -> list[str]:
         return []
 
 
+def _paired_strings(a: ast.AST, b: ast.AST):
+    """(English, Chinese) string constants at the same place in two trees of the same code. An
+    f-string pairs its pieces only when both split the same way (same fields, same order): a
+    translation that reorders the fields is left alone rather than paired wrongly."""
+    if type(a) is not type(b):
+        return
+    if isinstance(a, ast.Constant):
+        if isinstance(a.value, str) and isinstance(b.value, str):
+            yield a.value, b.value
+        return
+    if isinstance(a, ast.JoinedStr):
+        kinds = lambda n: [ast.dump(v) if isinstance(v, ast.FormattedValue) else "text" for v in n.values]  # noqa: E731
+        if kinds(a) != kinds(b):
+            return
+    for field in a._fields:
+        x, y = getattr(a, field, None), getattr(b, field, None)
+        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for u, v in zip(x, y):
+                if isinstance(u, ast.AST):
+                    yield from _paired_strings(u, v)
+        elif isinstance(x, ast.AST) and isinstance(y, ast.AST):
+            yield from _paired_strings(x, y)
+
+
 def translations(en_source: str, zh_source: str) -> dict[str, str]:
-    """English string or comment -> its Chinese, read off a pair of twin cells with the same code."""
+    """English string or comment -> its Chinese, read off a pair of twin cells with the same code:
+    strings where they stand in the code, comments in order when both cells have as many."""
     pairs: dict[str, str] = {}
-    for en_list, zh_list in ((_strings(en_source), _strings(zh_source)), (_comments(en_source), _comments(zh_source))):
-        if len(en_list) == len(zh_list):
-            pairs.update({e: z for e, z in zip(en_list, zh_list) if e != z})
+    try:
+        trees = ast.parse(_python(en_source)), ast.parse(_python(zh_source))
+    except SyntaxError:
+        return pairs
+    if not same_code(en_source, zh_source):
+        return pairs
+    pairs.update({e: z for e, z in _paired_strings(*trees) if e != z})
+    en_comments, zh_comments = _comments(en_source), _comments(zh_source)
+    if len(en_comments) == len(zh_comments):
+        pairs.update({e: z for e, z in zip(en_comments, zh_comments) if e != z})
     return pairs
 
 
