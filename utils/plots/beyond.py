@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
 
 from ..i18n import tr
 from . import COLORS, subplots
@@ -35,18 +36,26 @@ def plot_cache_memory(traces, title: str | None = None):
     return fig
 
 
+def _e_notation(value: float, _pos=None) -> str:
+    """A log axis tick as code writes it: 1e-04 -> "1e-4", 10 -> "1e1" (plain text draws faster than mathtext)."""
+    return f"{value:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
+
+
 def plot_sliding_window(comp, tol: float, title: str | None = None):
     """A ``utils.sliding.SlidingComparison``: logit differences and cache contents per position."""
     W = comp.window
     pos = np.arange(len(comp.diff_full))
     floor = _positive_floor(comp.diff_full + comp.diff_windowed, tol)
-    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(10, 3.4))
+    # fixed margins (a panel redraws this at every slider step; constrained layout measured every label each time)
+    fig.subplots_adjust(left=0.075, right=0.99, bottom=0.15, top=0.84, wspace=0.2)
     for diffs, label, color in ((comp.diff_full, tr("vs full attention"), COLORS["recompute"]),
                                 (comp.diff_windowed, tr("vs sliding-window recompute (band mask)"), COLORS["cached"])):
         d = np.asarray(diffs, dtype=float)
         ax0.semilogy(pos, np.where(d > 0, d, floor), "o-", ms=3, color=color, label=label)
     ax0.axhline(tol, color="black", ls="--", lw=1, label=tr("tolerance {tol:g}", tol=tol))
     ax0.axvline(W - 0.5, color=COLORS["mask"], ls=":", label=tr("window full (W = {W})", W=W))
+    ax0.yaxis.set_major_formatter(FuncFormatter(_e_notation))  # 1e-4, as tolerances are written in code
     ax0.set_xlabel(tr("position of the token (0-based)"))
     ax0.set_ylabel(tr("max |logit difference| (logit units)"))
     ax0.set_title(tr("Sliding-window cache: logits"), fontsize=10)
