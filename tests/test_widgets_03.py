@@ -217,3 +217,31 @@ def test_the_course_model_in_the_viewer():
     _check_ok(panel, s)
     assert s["stop"] == "eos" and s["generated"][-1] == "<EOS>" and s["produced"] == "<EOS>"
     assert panel.controls["step"].max == s["n_steps"] == len(s["generated"]) - 1
+
+
+# --- what the prompt box assumed, said in the panel (the bad-input cases of the decode viewer) ---
+
+def test_an_empty_prompt_decodes_from_bos_and_says_so(model_tok):
+    model, tok = model_tok
+    panel = DecodePanel(model, tok)
+    for empty in ("", "   "):
+        panel.controls["prompt"].value = empty
+        assert panel.state["ok"] and panel.state["tokens"][0] == "<BOS>" and panel.state["prompt_len"] == 1
+        assert "prompt is empty" in panel.state["note"] and "prompt is empty" in panel.html.value
+
+
+@pytest.mark.parametrize("special", ["<PAD>", "<EOS>", "<BOS>"])
+def test_a_special_token_inside_the_prompt_is_accepted_with_a_warning(model_tok, special):
+    model, tok = model_tok
+    panel = DecodePanel(model, tok)
+    panel.controls["prompt"].value = f"<BOS> 他 {special} 喜欢"
+    assert panel.state["ok"] and special in panel.state["note"] and "ordinary token" in panel.state["note"]
+
+
+def test_a_long_list_of_unknown_words_is_capped(model_tok):
+    model, tok = model_tok
+    panel = DecodePanel(model, tok)
+    panel.controls["prompt"].value = " ".join(f"w{i}" for i in range(2000))
+    message = panel.state["message"]
+    assert not panel.state["ok"] and "'w9'" in message and "'w10'" not in message and "and 1,990 more" in message
+    assert len(message) < 1000
