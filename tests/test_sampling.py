@@ -65,3 +65,4 @@ def test_probabilities_passed_as_logits_get_a_warning_naming_the_mistake():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sample(torch.log(probs), generator=torch.Generator().manual_seed(0))  # logits: no warning
+        sample(probs, temperature=0)  # greedy: the argmax is the same, nothing to warn about

@@ -173,9 +173,10 @@ def check_sampling_args(logits, temperature, top_k, top_p) -> None:
         raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
     if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
         raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
-    if logits.shape[-1] > 1 and logits.min() >= 0 and logits.max() <= 1 and \
+    # softmax(probabilities) is nearly uniform: sampling "works" and is silently wrong. Greedy is not
+    # affected (the argmax is the same), and skipping it keeps the check off greedy decode's every step.
+    if temperature > 0 and logits.shape[-1] > 1 and logits.min() >= 0 and logits.max() <= 1 and \
             torch.allclose(logits.float().sum(-1), torch.ones(()), atol=1e-3):
-        # softmax(probabilities) is nearly uniform: sampling "works" and is silently wrong
         warnings.warn("these logits look like probabilities (every row is in [0, 1] and sums to 1); sampling "
                       "expects logits: pass the model's logits, or torch.log(probs)", stacklevel=3)
 
