@@ -3,16 +3,13 @@ same way, speaks Chinese: the questions (utils/quiz_zh.py), the text helpers and
 import json
 import re
 from collections import Counter
-import subprocess
-import sys
-import textwrap
 from functools import reduce
 from pathlib import Path
 
 import pytest
 
 from i18n_support import english_left
-from test_quiz import _right, _wrong
+from test_quiz import _right, _wrong, run_counting_models
 from utils import quiz_numbers
 from utils.course import set_language
 from utils.mysteries import VOCABULARY
@@ -253,17 +250,7 @@ def test_the_quiz_widget_shows_no_english_and_no_answer_before_answering(zh):
 
 
 def test_building_the_chinese_quiz_builds_no_model():
-    script = textwrap.dedent("""
-        from utils.cache import StaticKVCache
-        from utils.model import Decoder
-
-        built = []
-        for cls in (Decoder, StaticKVCache):
-            def counted(self, *args, _init=cls.__init__, _name=cls.__name__, **kwargs):
-                built.append(_name)
-                _init(self, *args, **kwargs)
-            cls.__init__ = counted
-
+    out = run_counting_models("""
         from utils.course import set_language
         from utils.quiz import QUESTIONS, question_sheet
         from utils.widgets import Quiz
@@ -273,9 +260,7 @@ def test_building_the_chinese_quiz_builds_no_model():
         question_sheet(QUESTIONS)
         print(sorted(set(built)))
     """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert "\n".join(out).strip() == "[]"
 
 
 def test_the_committed_chinese_self_test_notebook_shows_no_answer():

@@ -192,8 +192,9 @@ def test_true_false_accepts_words_and_rejects_nonsense():
         quiz.answer(i, "maybe")
 
 
-def test_importing_the_question_bank_builds_no_model_and_reading_the_answers_does():
-    """The bank's computed answers run on first read: importing it builds no model and allocates no cache."""
+def run_counting_models(code: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter where every Decoder and StaticKVCache built is counted in
+    ``built``; return the lines it prints (``print(sorted(set(built)))`` says which were built)."""
     script = textwrap.dedent("""
         from utils.cache import StaticKVCache
         from utils.model import Decoder
@@ -204,7 +205,15 @@ def test_importing_the_question_bank_builds_no_model_and_reading_the_answers_doe
                 built.append(_name)
                 _init(self, *args, **kwargs)
             cls.__init__ = counted
+    """) + textwrap.dedent(code)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
 
+
+def test_importing_the_question_bank_builds_no_model_and_reading_the_answers_does():
+    """The bank's computed answers run on first read: importing it builds no model and allocates no cache."""
+    at_import, after_reading = run_counting_models("""
         from utils.quiz import QUESTIONS, questions_for
         from utils.widgets import Quiz
 
@@ -212,10 +221,7 @@ def test_importing_the_question_bank_builds_no_model_and_reading_the_answers_doe
         print(sorted(set(built)))
         [q.answer for q in QUESTIONS]
         print(sorted(set(built)))
-    """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    at_import, after_reading = out.stdout.split("\n")[:2]
+    """)[:2]
     assert at_import == "[]"
     assert after_reading == "['Decoder', 'StaticKVCache']"
 

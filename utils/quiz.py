@@ -17,7 +17,7 @@ from .question import Question, format_answer, range_answers
 from .question import answer_key, check_answer, question_sheet  # noqa: F401 (notebook 09 imports them from here)
 from .recompute import TOL
 from .roofline import GPU_ROOFS
-from .sizing import MODEL_PRESETS, kv_bytes_per_token, kv_cache_bytes
+from .sizing import MODEL_PRESETS, cache_bytes_for, kv_bytes_per_token, kv_cache_bytes
 
 
 _L7B = MODEL_PRESETS["Llama-2-7B"]
@@ -68,8 +68,7 @@ def _prefill_vs_decode() -> tuple[str, str]:
 
 def _long_context_why() -> str:
     x = ", ".join(f"{v:.1f}" for v in N.decode_intensities(_ROOF_MODEL, (64, 512, 4096), _LONG))
-    cfg = MODEL_PRESETS[_ROOF_MODEL]
-    kv_gib = kv_cache_bytes(cfg.n_layers, 1, cfg.n_kv_heads, _LONG, cfg.head_dim, "float16") / 2**30
+    kv_gib = cache_bytes_for(MODEL_PRESETS[_ROOF_MODEL], 1, _LONG, "float16") / 2**30
     return (f"Every row brings its own K/V to read: {format_answer(kv_gib)} GiB per row at {_LONG} tokens, while "
             f"the weights are read once for all rows. So the FLOPs per byte level off: {x} at B = 64, 512 and 4096, "
             f"below the H100's ridge of {_H100.ridge:.0f}; utils.roofline.ridge_batch finds no compute-bound batch up "

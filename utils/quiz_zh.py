@@ -18,7 +18,7 @@ from .quiz import (_A100, _BATCHES, _BUG_OPTIONS, _FED, _H100, _L3, _L3_GROUP, _
                    _L7B, _L7B_GIB, _LONG, _MQA_KIND, _NUCLEUS_LOGITS, _PREFILL_LEN, _QUERY_POS, _ROOF_MODEL,
                    _STATIC_LEN, _WINDOW, QUESTIONS, _prefill_vs_decode)
 from .recompute import TOL
-from .sizing import MODEL_PRESETS, kv_cache_bytes
+from .sizing import MODEL_PRESETS, cache_bytes_for
 
 
 def _z(notebook: int, kind: str, prompt: str, why, options=(), answer=None) -> dict:
@@ -52,8 +52,7 @@ def _prefill_vs_decode_why() -> str:
 
 def _long_context_why() -> str:
     x = "、".join(f"{v:.1f}" for v in N.decode_intensities(_ROOF_MODEL, (64, 512, 4096), _LONG))
-    cfg = MODEL_PRESETS[_ROOF_MODEL]
-    kv_gib = kv_cache_bytes(cfg.n_layers, 1, cfg.n_kv_heads, _LONG, cfg.head_dim, "float16") / 2**30
+    kv_gib = cache_bytes_for(MODEL_PRESETS[_ROOF_MODEL], 1, _LONG, "float16") / 2**30
     return (f"每一行都要读它自己的 K/V：{_LONG} 个 token 时每行 {format_answer(kv_gib)} GiB，而权重对所有行只读一次。"
             f"所以每字节的 FLOPs 会趋于平稳：B = 64、512 和 4096 时分别为 {x}，都低于 H100 的脊点 {_H100.ridge:.0f}；"
             "utils.roofline.ridge_batch 在 4096 以内找不到计算受限的批大小。如果上下文只有 1 个 token，"
