@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import solve_exercises  # noqa: E402
 
+from utils.course import notebook_language  # noqa: E402
 from utils.exercises import EXERCISES  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -31,7 +32,7 @@ def _id(path) -> str:
 
 
 def _lang(path) -> str:
-    return "zh" if path.parent.name == "zh" else "en"
+    return notebook_language(path)
 
 
 def _text(cell) -> str:

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nbsync  # noqa: E402
 import nbformat  # noqa: E402
 
-from utils.course import SERIES, next_notebook  # noqa: E402
+from utils.course import SERIES, next_notebook, notebook_language  # noqa: E402
 
 ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOTEBOOKS = ENGLISH + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
@@ -28,7 +28,7 @@ def _id(path) -> str:
 
 
 def _lang(path) -> str:
-    return nbsync.language_of(path)
+    return notebook_language(path)
 
 
 def test_notebooks_are_the_series_of_utils_course_in_both_languages():

@@ -17,13 +17,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from utils.course import notebook_language  # noqa: E402
+
 FIGURES = ROOT / "lessons" / "figures"
 MARK = re.compile(r"^#\s*figure:\s*([a-z0-9][a-z0-9_-]*)\s*$", re.M)
 
 
 def notebook_figures(path: Path) -> dict[str, bytes]:
     """``{path under lessons/figures: PNG bytes}`` for the marked cells of one notebook."""
-    folder = "zh/" if path.parent.name == "zh" else ""
+    folder = "" if notebook_language(path) == "en" else f"{notebook_language(path)}/"
     nb = json.loads(path.read_text(encoding="utf-8"))
     found = {}
     for cell in nb["cells"]:

@@ -20,7 +20,8 @@ import nbformat
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
-                          colab_url, github_url, notebook_path, setup_cell_source)
+                          colab_url, github_url, notebook_language, notebook_path,
+                          setup_cell_source)
 
 README = REPO_ROOT / "README.md"
 MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
@@ -184,11 +185,6 @@ def sync_readme(check: bool) -> bool:
     return False
 
 
-def language_of(path: Path) -> str:
-    """"zh" for a notebook in notebooks/zh/, else "en"."""
-    return "zh" if path.parent.name == "zh" else "en"
-
-
 def sync(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> list[str]:
     """Fix ``nb`` in place; return what was wrong (empty when it was already in step)."""
     problems = []
@@ -226,7 +222,7 @@ def main(argv: list[str]) -> int:
         bad += sync_names(check)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        problems = sync(nb, path.name, language_of(path))
+        problems = sync(nb, path.name, notebook_language(path))
         if problems:
             bad += 1
             print(f"{path.relative_to(REPO_ROOT / 'notebooks') if path.is_absolute() else path}: {'; '.join(problems)}")

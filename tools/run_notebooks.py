@@ -26,6 +26,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from utils.course import notebook_language  # noqa: E402
+
 CELL_TIMEOUT = int(__import__("os").environ.get("CELL_TIMEOUT", 300))  # seconds per cell
 KERNEL_NAME = "python3"  # ipykernel's kernel: the interpreter running this script
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -36,11 +39,8 @@ WIDGET_PLACEHOLDER = "[interactive widget: run this notebook (JupyterLab or Cola
 
 def widget_placeholder(lang: str = "en") -> str:
     """WIDGET_PLACEHOLDER in the notebook's language (a Chinese twin says it in Chinese)."""
-    if lang == "en":
-        return WIDGET_PLACEHOLDER
-    sys.path.insert(0, str(REPO))
     from utils.i18n import catalogue
-    return catalogue(lang)[WIDGET_PLACEHOLDER]
+    return WIDGET_PLACEHOLDER if lang == "en" else catalogue(lang)[WIDGET_PLACEHOLDER]
 
 
 def strip_widget_state(nb: nbformat.NotebookNode, lang: str = "en") -> None:
@@ -90,7 +90,7 @@ def run_notebook(path: Path) -> tuple[float, float]:
     elapsed = time.perf_counter() - start
     probe = nb.cells.pop()
     peak_kib = int("".join(o.get("text", "") for o in probe.outputs).split()[-1])
-    strip_widget_state(nb, "zh" if path.parent.name == "zh" else "en")
+    strip_widget_state(nb, notebook_language(path))
     nbformat.write(nb, path)
     return elapsed, peak_kib / 1024
 

@@ -22,6 +22,14 @@ def notebook_path(notebook: str, lang: str = "en") -> str:
     return f"notebooks/{notebook}" if lang == "en" else f"notebooks/{lang}/{notebook}"
 
 
+def notebook_language(path) -> str:
+    """The language of a notebook file: "zh" for a twin in ``notebooks/zh/``, else "en"."""
+    from pathlib import Path
+
+    parent = Path(path).parent.name
+    return parent if parent in LANGUAGES else "en"
+
+
 def colab_url(notebook: str, lang: str = "en") -> str:
     """Colab link of ``notebooks/<notebook>`` (e.g. ``'04_cache_sizing.ipynb'``), or of its Chinese twin."""
     return f"https://colab.research.google.com/github/{REPO}/blob/{BRANCH}/{notebook_path(notebook, lang)}"
