@@ -38,3 +38,24 @@ def test_a_figure_that_cannot_be_drawn_is_reported_in_the_panel(shown, monkeypat
     panel.update()  # must not raise
     assert panel.state["error"] == "RuntimeError: no renderer" and "no renderer" in panel.html.value
     assert shown == []
+
+
+def test_a_panel_that_keeps_its_figures_draws_an_unchanged_figure_once():
+    from utils.plots import subplots
+
+    class Kept(W.Panel):
+        keeps_figures = True
+
+    panel, drawn = Kept.__new__(Kept), []
+    fig, ax = subplots()
+    ax.plot([0, 1])
+
+    def draw(f):
+        drawn.append(f)
+        f.canvas.draw()  # as savefig does: the figure is no longer stale
+        return b"png"
+
+    assert panel._png(fig, draw) == panel._png(fig, draw) == b"png" and len(drawn) == 1
+    ax.set_title("changed")  # a changed figure is stale: drawn again
+    panel._png(fig, draw)
+    assert len(drawn) == 2

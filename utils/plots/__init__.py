@@ -73,7 +73,8 @@ def figure_png(fig: Figure, dpi: float = PANEL_DPI) -> bytes:
     import io
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    # zlib level 1: a fifth of level 6's encoding time, for a picture about a third larger (sent locally)
+    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
 
 

@@ -58,14 +58,14 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     ax0.yaxis.set_major_formatter(FuncFormatter(_e_notation))  # 1e-4, as tolerances are written in code
     ax0.set_xlabel(tr("position of the token (0-based)"))
     ax0.set_ylabel(tr("max |logit difference| (logit units)"))
-    ax0.set_title(tr("Sliding-window cache: logits"), fontsize=10)
+    ax0.set_title(tr("Sliding-window cache: logits"), fontsize=10, y=1.0, pad=4)  # fixed: no layout pass
     ax0.legend(fontsize=7, loc="center right")
     ax1.plot(pos, comp.n_seen, "-", color=COLORS["decode"], label=tr("tokens seen = next RoPE position"))
     ax1.plot(pos, comp.stored, "-", color=COLORS["cached"], lw=2.5, label=tr("positions stored in the cache"))
     ax1.axhline(W, color=COLORS["mask"], ls=":", lw=1)
     ax1.set_xlabel(tr("position of the token (0-based)"))
     ax1.set_ylabel(tr("count (tokens)"))
-    ax1.set_title(tr("Memory stays at W, positions keep counting"), fontsize=10)
+    ax1.set_title(tr("Memory stays at W, positions keep counting"), fontsize=10, y=1.0, pad=4)
     ax1.legend(fontsize=8)
     fig.suptitle(title or tr("Sliding window W = {W}", W=W))
     return fig

@@ -120,7 +120,7 @@ def _draw_schedule(ax, s: dict) -> None:
           facecolor=COLORS["decode"], edgecolor="#a04800", linewidth=0.25)
     ax.plot(np.asarray(s["arrival_s"]) * 1e3, rows, "|", color="k", ms=10, mew=1.5, label=tr("arrives"))
     ax.autoscale_view()
-    step = max(1, len(rows) // 12)  # at most about a dozen labels
+    step = max(1, -(-len(rows) // 6))  # at most six labels (each tick costs a redraw of the panel time)
     ax.set_yticks(rows[::step], [str(r) for r in rows[::step]])
     ax.set_ylim(len(rows) - 0.5, -0.5)  # request 0 on top
     ax.set_ylabel(tr("request"))
@@ -150,7 +150,8 @@ def plot_schedules(schedules: dict, title: str | None = None):
         ax.set_title(tr("{name}: TTFT p50 {p50:.1f} ms, p95 {p95:.1f} ms | {tokens:.0f} tokens/s and {requests:.0f} "
                         "requests/s over the run, {busy:.0f} tokens/s while computing", name=name,
                         p50=s["ttft_p50_s"] * 1e3, p95=s["ttft_p95_s"] * 1e3, tokens=s["tokens_per_s"],
-                        requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left")
+                        requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left",
+                     y=1.0, pad=4)  # a fixed place: matplotlib would otherwise measure every tick label to place it
     axes[-1][0].set_xlabel(tr("time (ms)"))
     fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=8)
     fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)

@@ -33,7 +33,7 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
               "top_p": COLORS["cached"]}
     labels = [f"{w}\n#{i}" for i, w in zip(ids, words)]
     x = np.arange(len(ids))
-    fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2), sharex=True)
+    fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2))
     for ax, name in zip(axes, SAMPLING_STAGES):
         probs = np.asarray(stages[name], dtype=float)
         alive = probs > 0
@@ -43,9 +43,12 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
         for xi, pr in zip(x[alive], probs[alive]):
             if pr >= 0.005:
                 ax.text(xi, pr, f"{pr:.2f}", ha="center", va="bottom", fontsize=8)
+        ax.set_xlim(-0.6, len(ids) - 0.4)
+        ax.set_xticks([])  # only the last row names the tokens (fewer ticks: the panel redraws faster)
         ax.set_ylim(0, 1.15)
+        ax.set_yticks([0, 0.5, 1])
         ax.set_ylabel(tr("probability"))
-        ax.set_title(titles[name], fontsize=10, loc="left")
+        ax.set_title(titles[name], fontsize=10, loc="left", y=1.0, pad=4)  # a fixed place: no layout pass
     axes[-1].set_xticks(x, labels, fontsize=8)
     axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; × = removed)", n=len(ids)))
     if title:

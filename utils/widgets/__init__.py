@@ -76,6 +76,8 @@ class Panel:
     def plot(self, state: dict):
         return None
 
+    keeps_figures = False  # see _png
+
     def _on_change(self, change) -> None:
         self.update()
 
@@ -94,7 +96,7 @@ class Panel:
         png = None
         if fig is not None:
             try:
-                png = figure_png(fig)
+                png = self._png(fig, figure_png)
             except Exception as e:  # a figure that cannot be drawn: say so, never raise
                 self.state["error"] = f"{type(e).__name__}: {e}"
                 self.html.value += f"<span style='color:#b00'>&#9888; {_html.escape(self.state['error'])}</span>"
@@ -104,6 +106,17 @@ class Panel:
             clear_output(wait=True)
             if png is not None:
                 display(Image(data=png, format="png"))
+
+    def _png(self, fig, draw) -> bytes:
+        """``fig`` drawn; a panel whose ``plot`` keeps its figures (``keeps_figures``) gets the picture
+        of an unchanged figure again without drawing it (matplotlib marks a changed figure ``stale``)."""
+        if not self.keeps_figures:
+            return draw(fig)
+        pngs = self.__dict__.setdefault("_pngs", {})
+        kept = pngs.get(id(fig))
+        if kept is None or kept[0] is not fig or fig.stale:
+            kept = pngs[id(fig)] = (fig, draw(fig))
+        return kept[1]
 
     def _ipython_display_(self) -> None:
         display(self.widget)

@@ -37,6 +37,7 @@ class BugLabPanel(Panel):
     """
 
     title = "Bug lab: break the cache, then fix it"
+    keeps_figures = True  # one figure per (bug, fix), drawn once
 
     def __init__(self, model, prompt) -> None:
         self.model, self.prompt = model, prompt
