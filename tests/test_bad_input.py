@@ -111,8 +111,8 @@ def test_bad_generate_arguments(model):
     ids = torch.ones(1, 3, dtype=torch.long)
     with pytest.raises(ValueError, match="max_new_tokens"):
         generate(model, ids, -1)
-    with pytest.raises(ValueError, match="'paged'"):
-        generate(model, ids, 2, cache_kind="paged")
+    with pytest.raises(ValueError, match="'pagedd'"):
+        generate(model, ids, 2, cache_kind="pagedd")
     with pytest.raises(ValueError, match="tokenizer"):
         generate(model, ids, 2, stop_strings=["x"])
     with pytest.raises(ValueError, match="max_seq_len=32"):

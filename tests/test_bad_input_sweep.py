@@ -59,7 +59,7 @@ CASES = [
     ("top_k = 0", lambda: sample(torch.zeros(1, 4), top_k=0), "0"),
     ("1-D logits", lambda: sample(torch.zeros(4)), "(4,)"),
     ("max_new_tokens < 0", lambda: generate(M, IDS, -2), "-2"),
-    ("unknown cache kind", lambda: generate(M, IDS, 2, cache_kind="paged"), "'paged'"),
+    ("unknown cache kind", lambda: generate(M, IDS, 2, cache_kind="pages"), "'pages'"),
     ("eos_id of the wrong type", lambda: generate(M, IDS, 2, eos_id="<EOS>"), "<EOS>"),
     ("pad_id outside the vocab", lambda: generate(M, IDS, 2, pad_id=500), "pad_id=500"),
     ("stop strings without tokenizer", lambda: generate(M, IDS, 2, stop_strings=["猫"]), "tokenizer"),

@@ -60,11 +60,14 @@ def test_full_forward_logits_match(pair):
         torch.testing.assert_close(ours(ids), hf(ids).logits, atol=TOL, rtol=0)
 
 
-@pytest.mark.parametrize("cache_cls", ["dynamic", "static"])
+@pytest.mark.parametrize("cache_cls", ["dynamic", "static", "paged"])
 def test_prefill_decode_logits_and_cache_contents_match(pair, cache_cls):
+    from utils.paged import PagedKVCache
+
     hf, ours = pair
     ids = torch.randint(0, 113, (2, 9), generator=torch.Generator().manual_seed(2))
-    kv = KVCache() if cache_cls == "dynamic" else StaticKVCache(ours.cfg, 2, 64)
+    kv = {"dynamic": KVCache, "static": lambda: StaticKVCache(ours.cfg, 2, 64),
+          "paged": lambda: PagedKVCache(ours.cfg, 16, 4)}[cache_cls]()
     with torch.inference_mode():
         out = hf(ids, use_cache=True)
         hf_cache = out.past_key_values

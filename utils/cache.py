@@ -44,6 +44,10 @@ class Cache:
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         raise NotImplementedError
 
+    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None) -> None:
+        """Called by the model before its layers write ``T_new`` positions (``new_mask``: which are real).
+        Contiguous caches need nothing; a paged cache finds the new tokens their slots here."""
+
     @property
     def seq_len(self) -> int:
         raise NotImplementedError
@@ -110,6 +114,10 @@ class Cache:
 class KVCache(Cache):
     """Cache that grows by concatenation along the time axis (dim=2). The teaching version."""
 
+    # The flat decode step (utils/flat_decode.py) computes exactly what the modules compute with this
+    # class; a subclass (the bug lab's) must run the modules, so each class declares it for itself.
+    flat_step_ok = True
+
     def __init__(self) -> None:
         self.k: list[torch.Tensor] = []  # one [B, H_kv, T, d_h] per layer
         self.v: list[torch.Tensor] = []
@@ -158,6 +166,8 @@ class KVCache(Cache):
 
 class StaticKVCache(Cache):
     """Cache preallocated for ``max_len`` positions and written in place (no per-step allocation)."""
+
+    flat_step_ok = True  # see KVCache
 
     def __init__(
         self,
@@ -240,9 +250,18 @@ class StaticKVCache(Cache):
                 t.copy_(t.index_select(0, index.to(t.device)))
 
 
+PAGED_BLOCK_SIZE = 16  # tokens per block of the caches ``make_cache("paged", ...)`` makes (vLLM's default)
+
+
 def make_cache(cache_kind: str, cfg: ModelConfig, batch_size: int, max_len: int,
                dtype: torch.dtype | None = None, device=None) -> Cache:
-    """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"`` or ``"static"``."""
+    """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"``, ``"static"``
+    or ``"paged"`` (a pool with room for every row at ``max_len``)."""
     if cache_kind == "dynamic":
         return KVCache()
+    if cache_kind == "paged":
+        from .paged import PagedKVCache  # it builds on this module
+
+        n_blocks = batch_size * -(-max_len // PAGED_BLOCK_SIZE)
+        return PagedKVCache(cfg, n_blocks, PAGED_BLOCK_SIZE, dtype=dtype, device=device)
     return StaticKVCache(cfg, batch_size, max_len, dtype=dtype, device=device)

@@ -25,7 +25,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import apply_rope_rolled
-from .cache import KVCache, StaticKVCache
 from .model import MLP, Attention, Block, Decoder, RMSNorm
 
 
@@ -66,8 +65,8 @@ def flat_weights(model) -> FlatWeights:
 def check_flat(model, cache) -> None:
     """Raise ``ValueError`` unless ``flat_decode_step`` computes exactly what ``model(...)`` would.
 
-    That needs: eval mode (no dropout), the SDPA attention, a plain ``KVCache`` or
-    ``StaticKVCache`` (not a subclass with its own ``update``), only the course's own module
+    That needs: eval mode (no dropout), the SDPA attention, a plain ``KVCache``, ``StaticKVCache`` or
+    ``PagedKVCache`` (a class that sets ``flat_step_ok`` itself: not a subclass with its own ``update``), only the course's own module
     classes with their own ``forward``, and no forward hook or pre-hook on any module (nor one
     registered for all modules). Hooks can only be seen in torch's hook dictionaries.
     """
@@ -76,8 +75,8 @@ def check_flat(model, cache) -> None:
         reason = "the model is in train mode (dropout)"
     elif model.attn_impl != "sdpa":
         reason = f"attn_impl={model.attn_impl!r} (the flat step runs SDPA)"
-    elif type(cache) not in (KVCache, StaticKVCache):
-        reason = f"the cache is a {type(cache).__name__}, not a plain KVCache or StaticKVCache"
+    elif not type(cache).__dict__.get("flat_step_ok", False):  # declared by the class itself, not inherited
+        reason = f"the cache is a {type(cache).__name__}, not a plain KVCache, StaticKVCache or PagedKVCache"
     elif any(getattr(nn.modules.module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks")):
         reason = "a forward hook is registered for all modules"
     else:
@@ -110,6 +109,7 @@ def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> t
         cos, sin = model.rope_tables(cache.valid_counts()[:, None], w.embed.dtype)  # (B, 1, 1, d_h)
         key_ok = torch.cat([cache.mask, cache.mask.new_ones(B, 1)], dim=1)  # (B, past + 1)
         mask = key_ok[:, None, None, :]  # (B, 1, 1, past + 1): the same for every head
+    cache.begin_step(B, 1, None)  # a paged cache gives the new tokens their slots
     # Rows are (B, C), not (B, 1, C): with T = 1 the time axis only costs reshapes in every matmul.
     x = F.embedding(token_ids, w.embed)  # (B, C)
     for i, lw in enumerate(w.layers):

@@ -212,6 +212,8 @@ class Decoder(nn.Module):
             allowed[:, torch.arange(T), past + torch.arange(T)] = True
             mask = allowed[:, None]  # (B, 1, T, S): same for every head
 
+        if cache is not None:
+            cache.begin_step(B, T, new_mask)  # a paged cache gives the new tokens their slots
         x = self.embed_tokens(input_ids)  # (B, T, C)
         for i, layer in enumerate(self.layers):
             x = layer(x, rope, mask, cache, i, is_causal)

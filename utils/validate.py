@@ -11,7 +11,7 @@ from typing import Sequence
 import torch
 
 ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.uint8)
-CACHE_KINDS = ("dynamic", "static")
+CACHE_KINDS = ("dynamic", "static", "paged")
 STEPS = ("flat", "modules")
 
 

@@ -1,0 +1,149 @@
+"""The serving engine (utils/serving.py): every request gets exactly its solo greedy tokens, whatever
+the schedule (chunked prefill, requests joining and leaving, preemption, prefix hits)."""
+import pytest
+import torch
+
+from utils.arrivals import poisson_arrivals, random_workload
+from utils.generate import generate
+from utils.serving import Engine, StepCostModel
+
+
+@pytest.fixture(scope="module")
+def course():
+    from utils.course_model import load_course_model
+
+    return load_course_model()
+
+
+def _solo(model, prompts, n_new):
+    return [generate(model, [p], n).tokens[0].tolist() for p, n in zip(prompts, n_new)]
+
+
+def _serve(engine, prompts, n_new, arrivals):
+    for p, n, a in zip(prompts, n_new, arrivals):
+        engine.add_request(p, n, arrival_time=a)
+    return engine.run()
+
+
+# (n_blocks, block_size, max_batch_tokens, prefill_chunk): tight pools preempt, small chunks split prompts
+SCHEDULES = [(18, 4, 16, 5), (40, 4, 48, 16), (18, 4, 64, None), (12, 8, 24, 7), (64, 16, 32, 3), (32, 2, 8, 4)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_request_equals_its_solo_greedy_run_under_random_schedules(course, seed):
+    model, _ = course
+    n_blocks, block_size, budget, chunk = SCHEDULES[seed % len(SCHEDULES)]
+    w = random_workload(10, model.cfg.vocab_size, prompt_lens=(3, 36), new_tokens=(1, 24), seed=seed)
+    engine = Engine(model, n_blocks=n_blocks, block_size=block_size, max_batch_tokens=budget,
+                    prefill_chunk=chunk, max_batch=4 + seed % 5)
+    res = _serve(engine, w.prompts, w.max_new_tokens, poisson_arrivals(10, [50, 400, 5000][seed % 3], seed))
+    assert res.tokens == _solo(model, w.prompts, w.max_new_tokens)
+    assert engine.pool.ref == [0] * n_blocks  # every block given back
+    if chunk is not None:
+        assert all(n <= chunk for s in res.steps for _, n in s["prefill"])
+    assert all(len(s["decode"]) + sum(n for _, n in s["prefill"]) <= budget for s in res.steps)
+
+
+def test_tight_pools_preempt_and_still_give_the_solo_tokens(course):
+    model, _ = course
+    w = random_workload(8, model.cfg.vocab_size, prompt_lens=(10, 20), new_tokens=(20, 30), seed=3)
+    engine = Engine(model, n_blocks=14, block_size=4, max_batch_tokens=64, prefill_chunk=8)
+    res = _serve(engine, w.prompts, w.max_new_tokens, [0.0] * 8)
+    assert sum(r.n_preempted for r in res.requests) > 0
+    assert res.tokens == _solo(model, w.prompts, w.max_new_tokens)
+
+
+def test_shared_system_prompt_is_prefilled_once_and_a_full_hit_still_gives_the_first_token(course):
+    model, tok = course
+    system = tok.encode("<BOS> 他 喜欢 猫 。 她 喜欢 狗 。")  # 9 tokens
+    prompts = [system + tok.encode(x) for x in ("我", "她 喜欢", "")] + [system[:8]] * 2  # the last two: full hits
+    engine = Engine(model, n_blocks=32, block_size=4, max_batch_tokens=64, prefill_chunk=16)
+    res = _serve(engine, prompts, [5] * 5, [0.0, 1.0, 2.0, 3.0, 4.0])
+    assert res.tokens == _solo(model, prompts, [5] * 5)
+    assert [r.hit_tokens for r in res.requests] == [0, 8, 8, 7, 7]  # whole blocks; a full hit reruns the last token
+    prefilled = {rid: n for s in res.steps for rid, n in s["prefill"]}
+    assert prefilled[1] == len(prompts[1]) - 8 and prefilled[4] == 1
+    assert engine.pool.ref == [0] * 32
+
+
+def test_prefix_caching_off_prefills_everything(course):
+    model, tok = course
+    prompt = tok.encode("<BOS> 他 喜欢 猫 。 她 喜欢 狗 。")
+    engine = Engine(model, n_blocks=16, block_size=4, max_batch_tokens=64, prefill_chunk=None, prefix_caching=False)
+    res = _serve(engine, [prompt, prompt], [3, 3], [0.0, 1.0])
+    assert [r.hit_tokens for r in res.requests] == [0, 0] and res.tokens[0] == res.tokens[1]
+
+
+def test_chunked_prefill_bounds_every_iteration_and_eos_stops_a_request(course):
+    model, tok = course
+    w = random_workload(4, model.cfg.vocab_size, prompt_lens=(30, 40), new_tokens=(10, 10), seed=1)
+    solo = _solo(model, w.prompts, w.max_new_tokens)
+    eos = solo[0][3]
+    engine = Engine(model, n_blocks=64, block_size=4, max_batch_tokens=12, prefill_chunk=8)
+    rid = engine.add_request(w.prompts[0], 10, eos_id=eos)
+    res = engine.run()
+    assert res.tokens[rid] == solo[0][: solo[0].index(eos) + 1] and res.requests[rid].done == "eos"
+
+
+def test_run_reports_the_metrics_of_utils_arrivals(course):
+    model, _ = course
+    w = random_workload(6, model.cfg.vocab_size, seed=2)
+    res = _serve(Engine(model, n_blocks=64, block_size=8, max_batch_tokens=32), w.prompts, w.max_new_tokens,
+                 poisson_arrivals(6, 100, 2))
+    s = res.summary()
+    assert s["n"] == 6 and s["tokens"] == sum(w.max_new_tokens)
+    assert 0 < s["ttft_p50_s"] <= s["ttft_p95_s"] and s["tokens_per_s"] > 0
+    assert all(r.token_times == sorted(r.token_times) for r in res.requests)
+
+
+def test_replayed_costs_run_the_same_schedule_without_the_model(course):
+    model, _ = course
+    w = random_workload(8, model.cfg.vocab_size, seed=4)
+    arrivals = poisson_arrivals(8, 200, 4)
+    real = _serve(Engine(model, n_blocks=40, block_size=4, max_batch_tokens=24, prefill_chunk=8),
+                  w.prompts, w.max_new_tokens, arrivals)
+    costs = StepCostModel.fit(real.steps)
+    replay = _serve(Engine(model.cfg, n_blocks=40, block_size=4, max_batch_tokens=24, prefill_chunk=8, costs=costs),
+                    w.prompts, w.max_new_tokens, arrivals)
+    assert [len(t) for t in replay.tokens] == w.max_new_tokens
+    assert len(replay.steps) > 0 and replay.summary()["tokens"] == real.summary()["tokens"]
+
+
+def test_abort_gives_the_blocks_back(course):
+    model, _ = course
+    engine = Engine(model, n_blocks=8, block_size=4, max_batch_tokens=16)
+    rid = engine.add_request([1, 5, 10], 20)
+    engine.step()
+    assert engine.pool.n_used() > 0
+    engine.abort(rid)
+    assert engine.pool.ref == [0] * 8 and not engine.has_work() and engine.request(rid).done == "aborted"
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_blocks=8, block_size=0), "block_size"),
+    (dict(n_blocks=0), "n_blocks"),
+    (dict(n_blocks=8, max_batch_tokens=0), "max_batch_tokens"),
+    (dict(n_blocks=8, prefill_chunk=0), "prefill_chunk"),
+    (dict(n_blocks=8, costs="fast"), "costs"),
+])
+def test_bad_engine_settings_are_clear_value_errors(course, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Engine(course[0], **kwargs)
+
+
+def test_bad_requests_are_clear_value_errors(course):
+    engine = Engine(course[0], n_blocks=4, block_size=4)
+    with pytest.raises(ValueError, match="needs up to 5 blocks of 4 tokens but the whole pool has 4"):
+        engine.add_request([1] * 10, 10)  # longer than the pool: it could never finish
+    with pytest.raises(ValueError, match="arrival_time"):
+        engine.add_request([1, 2], 3, arrival_time=-1)
+    with pytest.raises(ValueError, match="one prompt"):
+        engine.add_request([[1, 2], [3, 4]], 3)
+    with pytest.raises(ValueError, match="token ids"):
+        engine.add_request([1, 10_000], 3)
+    with pytest.raises(ValueError, match="unknown request id 7"):
+        engine.request(7)
+    with pytest.raises(ValueError, match="unknown request id"):
+        engine.abort("0")
+    with pytest.raises(ValueError, match="model"):
+        Engine(torch.nn.Linear(2, 2), n_blocks=4)

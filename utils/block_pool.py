@@ -1,0 +1,185 @@
+"""One pool of fixed-size KV blocks, shared by every request: the allocator of a paged cache.
+
+Serving engines do not give each request a tensor sized for its longest possible sequence. They
+cut the memory for K and V into **blocks** of ``block_size`` token slots, all the same size, and give
+a request one block at a time, as it grows. A request's **block table** lists its blocks in order:
+token ``j`` lives in block ``table[j // block_size]``, slot ``j % block_size``. A request wastes at
+most the unused tail of its last block, and a finished request's blocks go straight back to the pool.
+
+Layout, per layer: K and V are each one tensor ``[n_blocks * block_size, H_kv, d_h]``; slot ``s`` of
+block ``b`` is row ``b * block_size + s``. One index tensor then gathers any request's history.
+
+**Sharing.** A block has a reference count: the number of requests whose table holds it. Two
+requests with the same first tokens (the same system prompt) can hold the same blocks.
+
+**Prefix caching.** A *full* block of prompt tokens gets a key: a hash of its tokens chained with
+the previous block's key, so a key names the block *and everything before it* (the same tokens after
+a different prefix have different K/V: attention mixes in the past). A new request looks its prompt's
+keys up block by block and reuses every block found, until the first miss. Such a block is never
+written again. When its last user finishes it is not wiped: it waits, still findable, on a list of
+cached free blocks, and is reused for something else only when the truly free blocks run out (the
+one freed longest ago first).
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict, deque
+
+import torch
+
+from .config import ModelConfig
+from .validate import as_torch_dtype, check_int
+
+
+class PoolExhausted(ValueError):
+    """Raised when a block is needed and none is free (a ValueError, so callers can catch either)."""
+
+
+def as_config(cfg) -> ModelConfig:
+    """``cfg`` itself, or a model's ``.cfg``; anything else is a clear ValueError."""
+    if not isinstance(cfg, ModelConfig) and isinstance(getattr(cfg, "cfg", None), ModelConfig):
+        return cfg.cfg
+    if not isinstance(cfg, ModelConfig):
+        raise ValueError(f"a paged cache needs a ModelConfig (model.cfg) or the model, got {type(cfg).__name__}")
+    return cfg
+
+
+def block_keys(tokens, block_size: int) -> list[str]:
+    """The prefix keys of every *full* block of ``tokens`` (a list of ids), in order.
+
+    Key ``i`` = sha256(key ``i - 1`` + the block's token ids), shortened to 16 hex digits. Python's
+    own ``hash`` would do in one process; a digest is the same in every process and on every machine.
+    """
+    keys, prev = [], ""
+    for start in range(0, len(tokens) - block_size + 1, block_size):
+        chunk = ",".join(str(int(t)) for t in tokens[start:start + block_size])
+        prev = hashlib.sha256(f"{prev}|{chunk}".encode()).hexdigest()[:16]
+        keys.append(prev)
+    return keys
+
+
+class BlockPool:
+    """``n_blocks`` blocks of ``block_size`` slots, for every layer of a model with config ``cfg``."""
+
+    def __init__(self, cfg, n_blocks: int, block_size: int, dtype=None, device=None) -> None:
+        cfg = as_config(cfg)
+        check_int("n_blocks", n_blocks)
+        check_int("block_size", block_size)
+        self.cfg, self.n_blocks, self.block_size = cfg, n_blocks, block_size
+        self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
+        shape = (n_blocks * block_size, cfg.n_kv_heads, cfg.head_dim)  # (slots, H_kv, d_h)
+        self.k = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
+        self.v = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
+        self.ref = [0] * n_blocks  # how many block tables hold each block
+        self.free: deque[int] = deque(range(n_blocks))  # empty blocks, lowest id first
+        self.cached_free: OrderedDict[int, None] = OrderedDict()  # ref 0 but still a findable prefix
+        self.key_of: dict[int, str] = {}  # block -> its prefix key (full prompt blocks only)
+        self.block_of: dict[str, int] = {}  # prefix key -> block
+        self.hit_tokens = self.query_tokens = 0  # prefix-cache statistics, in prompt tokens
+
+    # -- sizes --------------------------------------------------------------------------------
+    @property
+    def block_bytes(self) -> int:
+        """Bytes of one block over all layers, K and V: 2 * L * block_size * H_kv * d_h * bytes/value."""
+        per_slot = self.cfg.n_kv_heads * self.cfg.head_dim * self.k[0].element_size()
+        return 2 * self.cfg.n_layers * self.block_size * per_slot
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole pool (allocated once, whoever uses it)."""
+        return self.n_blocks * self.block_bytes
+
+    def n_free(self) -> int:
+        """Blocks a request could get now: the empty ones and the cached ones nobody holds."""
+        return len(self.free) + len(self.cached_free)
+
+    def n_used(self) -> int:
+        return self.n_blocks - self.n_free()
+
+    # -- allocation -----------------------------------------------------------------------------
+    def allocate(self) -> int:
+        """A block for one holder (ref 1): an empty one, else the cached block freed longest ago."""
+        if self.free:
+            b = self.free.popleft()
+        elif self.cached_free:
+            b, _ = self.cached_free.popitem(last=False)
+            del self.block_of[self.key_of.pop(b)]  # its old prefix is forgotten: it will be overwritten
+        else:
+            raise PoolExhausted(f"the block pool is full: all {self.n_blocks} blocks of {self.block_size} "
+                                "tokens are in use (make n_blocks larger, or run fewer requests at once)")
+        self.ref[b] = 1
+        return b
+
+    def share(self, b: int) -> None:
+        """One more holder of block ``b``."""
+        if self.ref[b] == 0:
+            if b not in self.cached_free:
+                raise RuntimeError(f"block {b} is free: it cannot be shared")
+            del self.cached_free[b]
+        self.ref[b] += 1
+
+    def release(self, b: int) -> None:
+        """One holder less; at zero the block is free (still findable if it holds a prefix)."""
+        if self.ref[b] <= 0:
+            raise RuntimeError(f"block {b} released more times than it was held")
+        self.ref[b] -= 1
+        if self.ref[b] == 0:
+            if b in self.key_of:
+                self.cached_free[b] = None
+            else:
+                self.free.append(b)
+
+    def writable(self, b: int) -> bool:
+        """Whether one holder may write into ``b``: it holds it alone and no prefix key names it."""
+        return self.ref[b] == 1 and b not in self.key_of
+
+    def blocks_needed(self, table: list[int], n: int, m: int) -> int:
+        """Blocks a row holding ``n`` tokens in ``table`` must take to add ``m``: new ones, plus a copy
+        of its last block when the next token would land in a block it may not write."""
+        copy = int(bool(m and n % self.block_size and not self.writable(table[-1])))
+        return copy + max(0, -(-(n + m) // self.block_size) - len(table))
+
+    def copy_block(self, src: int) -> int:
+        """Copy-on-write: a new block with ``src``'s contents; the caller then holds the copy, not ``src``."""
+        dst = self.allocate()
+        s, d, n = src * self.block_size, dst * self.block_size, self.block_size
+        for t in self.k + self.v:
+            t[d:d + n] = t[s:s + n]  # (block_size, H_kv, d_h)
+        self.release(src)
+        return dst
+
+    # -- prefix caching -----------------------------------------------------------------------
+    def match_prefix(self, tokens) -> list[int]:
+        """The cached blocks holding ``tokens``' longest prefix of full blocks, each now shared once more."""
+        found = []
+        for key in block_keys(tokens, self.block_size):
+            b = self.block_of.get(key)
+            if b is None:
+                break
+            self.share(b)
+            found.append(b)
+        self.query_tokens += len(tokens)
+        self.hit_tokens += len(found) * self.block_size
+        return found
+
+    def publish(self, table: list[int], tokens, n_done: int) -> None:
+        """Make the full blocks of ``table`` whose ``tokens`` are all computed (the first ``n_done``)
+        findable by later requests. A key already published (another request computed the same
+        prefix at the same time) keeps its first block; this one stays private."""
+        for i, key in enumerate(block_keys(list(tokens)[:n_done], self.block_size)):
+            b = table[i]
+            if b in self.key_of or key in self.block_of:
+                continue
+            self.key_of[b], self.block_of[key] = key, b
+
+    def hit_rate(self) -> float:
+        """Prompt tokens found in the prefix cache / prompt tokens looked up (0 before any lookup)."""
+        return self.hit_tokens / self.query_tokens if self.query_tokens else 0.0
+
+    def owners(self, tables: dict) -> list[list]:
+        """For a block map: per block, the names (keys of ``tables``, name -> block table) holding it."""
+        out: list[list] = [[] for _ in range(self.n_blocks)]
+        for name, table in tables.items():
+            for b in table:
+                out[b].append(name)
+        return out

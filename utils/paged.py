@@ -1,0 +1,262 @@
+"""A paged KV cache: every row's K/V lives in blocks of one shared pool (``utils.block_pool``).
+
+``PagedKVCache`` has the interface of the other caches (``update``, ``seq_len``, ``mask``, ``crop``,
+``reorder``, ``nbytes``), so ``prefill``, ``decode_step``, ``generate`` and ``beam_search`` run on it
+unchanged. What differs is where the numbers live:
+
+* each row has a block table (``tables[b]``) and a count of the tokens it holds (``lengths[b]``);
+* ``slots`` ``[B, seq_len]`` says, for every position of the batch's layout, which pool slot holds it,
+  or -1 for a left-padding position: **padding is never stored** (a left-padded contiguous cache
+  stores it in every layer);
+* ``update`` writes the new K/V into their slots, then *gathers* the row's history from the pool into
+  the ``[B, H_kv, T, d_h]`` tensor attention reads. (GPU engines fuse that gather into the attention
+  kernel, which reads the blocks where they lie; here it is one indexing op, easy to read.)
+
+Before the layers run, the model calls ``begin_step(B, T_new, new_mask)``: the cache then gives each
+real new token a slot, taking a new block when the row's last one is full. A block that is shared or
+holds a published prefix is never written: the row first gets its own copy (copy-on-write), which
+is what keeps beams and prefix hits correct.
+"""
+from __future__ import annotations
+
+import torch
+
+from .block_pool import BlockPool, PoolExhausted, block_keys
+from .cache import Cache
+from .validate import check_crop, check_kv, check_reorder_index, is_int
+
+
+class PagedKVCache(Cache):
+    """Rows whose K/V live in the blocks of one ``BlockPool``.
+
+    ``PagedKVCache(cfg, n_blocks, block_size, dtype=None)`` makes its own pool; ``pool=`` shares an
+    existing one (``PagedKVCache(pool=cache.pool)``: a second request that can reuse the first's prefix).
+    """
+
+    flat_step_ok = True  # the flat decode step calls begin_step and update as the modules do
+
+    def __init__(self, cfg=None, n_blocks: int | None = None, block_size: int = 16, dtype=None, device=None, *,
+                 pool: BlockPool | None = None) -> None:
+        if pool is None:
+            if cfg is None or n_blocks is None:
+                raise ValueError("PagedKVCache needs cfg and n_blocks (to make its pool), or pool= (to share one)")
+            pool = BlockPool(cfg, n_blocks, block_size, dtype=dtype, device=device)
+        elif not isinstance(pool, BlockPool):
+            raise ValueError(f"pool must be a utils.block_pool.BlockPool, got {type(pool).__name__}")
+        self.pool = pool
+        self.tables: list[list[int]] = []  # per row: its blocks, in order
+        self.lengths: list[int] = []  # per row: tokens whose K/V it holds
+        self.slots = torch.empty(0, 0, dtype=torch.long)  # (B, seq_len): pool slot per position, -1 = padding
+        self.mask = None
+        self._new: torch.Tensor | None = None  # (B, T_new): slots of the step being written
+        self._next_layer = 0
+
+    @classmethod
+    def view(cls, pool: BlockPool, tables: list[list[int]], lengths: list[int]) -> "PagedKVCache":
+        """A cache over rows that already hold tokens (a serving engine's running requests), left-padded
+        to the longest. ``tables`` are taken as they are: blocks written now are appended to them."""
+        cache = cls(pool=pool)
+        cache.tables, cache.lengths = tables, list(lengths)
+        S = max(lengths, default=0)
+        cache.slots = torch.full((len(tables), S), -1, dtype=torch.long)  # (B, S)
+        for b, n in enumerate(lengths):
+            if n:
+                cache.slots[b, S - n:] = cache._slots_of(b, 0, n)
+        if any(n < S for n in lengths):
+            cache.mask = cache.slots >= 0  # (B, S)
+        return cache
+
+    # -- the cache interface ------------------------------------------------------------------
+    @property
+    def batch_size(self) -> int | None:
+        return len(self.tables) if self.tables else None
+
+    @property
+    def seq_len(self) -> int:
+        return self.slots.shape[1]
+
+    @property
+    def n_layers(self) -> int:
+        return self.pool.cfg.n_layers
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole pool: what the cache reserved (``memory()`` splits it)."""
+        return self.pool.nbytes
+
+    @property
+    def k(self) -> list[torch.Tensor]:
+        """Every layer's K ``[B, H_kv, seq_len, d_h]``, gathered from the pool (zeros at padding)."""
+        return [self.layer_kv(i)[0] for i in range(self.n_layers)]
+
+    @property
+    def v(self) -> list[torch.Tensor]:
+        return [self.layer_kv(i)[1] for i in range(self.n_layers)]
+
+    def memory(self) -> dict:
+        """Bytes: ``tokens`` (the K/V of the tokens held), ``held`` (the blocks the rows hold: tokens +
+        the empty tail of each last block; a block shared by rows counts once), ``pool`` (reserved)."""
+        per_token = self.pool.block_bytes // self.pool.block_size
+        held = len({b for t in self.tables for b in t})
+        return {"tokens": sum(self.lengths) * per_token, "held": held * self.pool.block_bytes,
+                "pool": self.pool.nbytes, "blocks_held": held, "blocks_free": self.pool.n_free()}
+
+    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None) -> None:
+        """Give each real new token (``new_mask`` ``[B, T_new]``, None = all real) a slot, in order."""
+        if not self.tables:
+            self.tables, self.lengths = [[] for _ in range(B)], [0] * B
+            self.slots = torch.empty(B, 0, dtype=torch.long)
+        if B != len(self.tables):
+            raise ValueError(f"the batch has {B} rows but this paged cache holds {len(self.tables)}")
+        real = [T_new] * B if new_mask is None else [int(m) for m in new_mask.sum(dim=1).tolist()]
+        needed = self._blocks_needed(real)
+        if needed > self.pool.n_free():  # checked before anything changes: a failed step leaves no trace
+            raise PoolExhausted(f"this step needs {needed} more blocks of {self.pool.block_size} tokens but the pool "
+                                f"has {self.pool.n_free()} free of {self.pool.n_blocks}: make n_blocks larger")
+        new = torch.full((B, T_new), -1, dtype=torch.long)  # (B, T_new)
+        for b, m in enumerate(real):
+            self._grow(b, m)
+            cols = torch.arange(T_new) if new_mask is None else new_mask[b].nonzero().flatten().cpu()
+            new[b, cols] = self._slots_of(b, self.lengths[b], self.lengths[b] + m)
+            self.lengths[b] += m
+        self._new, self._next_layer = new, 0
+        self.slots = torch.cat([self.slots, new], dim=1)  # (B, seq_len + T_new)
+        if self.mask is not None or new_mask is not None:
+            old = self.mask if self.mask is not None else torch.ones(B, self.seq_len - T_new, dtype=torch.bool)
+            add = new_mask.bool().cpu() if new_mask is not None else torch.ones(B, T_new, dtype=torch.bool)
+            self.mask = torch.cat([old.to(add.device), add], dim=1)  # (B, seq_len)
+
+    def append_mask(self, new_mask, T_new: int) -> None:
+        """Nothing to do: ``begin_step`` recorded the new positions before the layers ran."""
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Write ``k``, ``v`` ``[B, H_kv, T_new, d_h]`` of ``layer`` into their slots; return the whole
+        history ``[B, H_kv, seq_len, d_h]`` gathered from the pool."""
+        check_kv(k, v)
+        if not is_int(layer) or not 0 <= layer < self.n_layers:
+            raise ValueError(f"layer must be an int in [0, {self.n_layers - 1}], got {layer!r}")
+        if layer == 0 and (self._new is None or self._next_layer != 0):  # called directly, not by the model
+            self.begin_step(k.shape[0], k.shape[2], None)
+        if layer != self._next_layer:
+            raise ValueError(f"layer {layer} updated out of order: layer {self._next_layer} is next")
+        pool_k, pool_v = self.pool.k[layer], self.pool.v[layer]
+        if tuple(k.shape) != (self._new.shape[0], pool_k.shape[1], self._new.shape[1], pool_k.shape[2]):
+            raise ValueError(f"layer {layer}: new k {tuple(k.shape)} does not fit [B={self._new.shape[0]}, "
+                             f"H_kv={pool_k.shape[1]}, T_new={self._new.shape[1]}, d_h={pool_k.shape[2]}]")
+        if k.dtype != pool_k.dtype:
+            raise ValueError(f"k has dtype {k.dtype} but the block pool holds {pool_k.dtype}: make the cache "
+                             "with the model's dtype (dtype=model.lm_head.weight.dtype)")
+        real = self._new >= 0  # (B, T_new)
+        with torch.inference_mode(torch.is_inference(pool_k) or torch.is_inference_mode_enabled()):
+            pool_k[self._new[real]] = k.transpose(1, 2)[real]  # (n_real, H_kv, d_h)
+            pool_v[self._new[real]] = v.transpose(1, 2)[real]
+        self._next_layer = (layer + 1) % self.n_layers
+        if self._next_layer == 0:
+            self._new = None
+        return self.layer_kv(layer)
+
+    def layer_kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """``layer``'s K and V ``[B, H_kv, seq_len, d_h]``; padding positions read slot 0 (then masked)."""
+        idx = self.slots.clamp(min=0)  # (B, S)
+        k = self.pool.k[layer][idx].transpose(1, 2)  # (B, S, H_kv, d_h) -> (B, H_kv, S, d_h)
+        v = self.pool.v[layer][idx].transpose(1, 2)
+        if self.mask is not None:
+            hide = (~self.mask)[:, None, :, None].to(k.device)  # (B, 1, S, 1): zeros where nothing is stored
+            k, v = k.masked_fill(hide, 0), v.masked_fill(hide, 0)
+        return k, v
+
+    def crop(self, n: int) -> None:
+        """Keep the first ``n`` positions; blocks no row needs any more go back to the pool."""
+        check_crop(n, self.seq_len)
+        if self.tables:
+            dropped = (self.slots[:, n:] >= 0).sum(dim=1).tolist()  # real tokens cut, per row
+            for b, d in enumerate(dropped):
+                self.lengths[b] -= d
+                keep = -(-self.lengths[b] // self.pool.block_size)  # blocks still needed (ceil)
+                for blk in self.tables[b][keep:]:
+                    self.pool.release(blk)
+                del self.tables[b][keep:]
+        self.slots = self.slots[:, :n]
+        if self.mask is not None:
+            self.mask = self.mask[:, :n]
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep rows ``index`` (beam search). Rows that come from one parent share its blocks."""
+        index = check_reorder_index(index, self.batch_size)
+        rows = index.tolist()
+        tables, lengths = [list(self.tables[i]) for i in rows], [self.lengths[i] for i in rows]
+        for t in tables:  # share first, then let go of the old rows: no block is ever free in between
+            for blk in t:
+                self.pool.share(blk)
+        self.release()
+        self.tables, self.lengths = tables, lengths
+        self.slots = self.slots.index_select(0, index.cpu())
+        if self.mask is not None:
+            self.mask = self.mask.index_select(0, index.to(self.mask.device))
+
+    def release(self) -> None:
+        """Give every block back to the pool (a finished request). The rows are then empty."""
+        for t in self.tables:
+            for blk in t:
+                self.pool.release(blk)
+        self.tables, self.lengths = [[] for _ in self.tables], [0] * len(self.tables)
+
+    # -- prefix caching -----------------------------------------------------------------------
+    def reuse_prefix(self, prompt_ids) -> int:
+        """Start this empty one-row cache from the pool's cached blocks of ``prompt_ids``' prefix.
+
+        Returns how many prompt tokens are already cached: prefill only ``prompt_ids[n:]``. When the
+        whole prompt is cached, n is one less: the model must still run the last prompt token to get
+        the first new token's logits (its K/V is written again, into a private copy of the block).
+        """
+        if self.tables:
+            raise ValueError("reuse_prefix starts an empty cache; this one holds rows already")
+        tokens = [int(t) for t in torch.as_tensor(prompt_ids).flatten().tolist()]
+        if not tokens:
+            raise ValueError("prompt_ids is empty: there is no prefix to look up")
+        blocks = self.pool.match_prefix(tokens)
+        n = min(len(blocks) * self.pool.block_size, len(tokens) - 1)  # the full hit: recompute the last token
+        self.tables, self.lengths = [blocks], [n]
+        self.slots = self._slots_of(0, 0, n)[None]  # (1, n)
+        return n
+
+    def publish_prefix(self, prompt_ids, row: int = 0) -> int:
+        """Make row ``row``'s full blocks of prompt tokens findable; returns how many blocks are published."""
+        tokens = [int(t) for t in torch.as_tensor(prompt_ids).flatten().tolist()]
+        n_done = min(len(tokens), self.lengths[row])
+        self.pool.publish(self.tables[row], tokens, n_done)
+        return len(block_keys(tokens[:n_done], self.pool.block_size))
+
+    # -- inside ---------------------------------------------------------------------------------
+    def _slots_of(self, b: int, start: int, end: int) -> torch.Tensor:
+        """Pool slots of row ``b``'s tokens ``start .. end - 1``."""
+        j = torch.arange(start, end)
+        table = torch.tensor(self.tables[b], dtype=torch.long)
+        return table[j // self.pool.block_size] * self.pool.block_size + j % self.pool.block_size
+
+    def _blocks_needed(self, real: list[int]) -> int:
+        """Blocks this step takes when row ``b`` adds ``real[b]`` tokens, as ``_grow`` will take them:
+        new blocks, plus a copy of each shared last block (rows sharing one copy it in turn, and the
+        last of them, then its only holder, writes in place unless a prefix key names it)."""
+        ref, needed, size = {}, 0, self.pool.block_size
+        for b, m in enumerate(real):
+            table, n = self.tables[b], self.lengths[b]
+            if m and n % size:
+                last = table[-1]
+                ref.setdefault(last, self.pool.ref[last])
+                if ref[last] > 1 or last in self.pool.key_of:
+                    needed += 1
+                    ref[last] -= 1
+            needed += max(0, -(-(n + m) // size) - len(table))
+        return needed
+
+    def _grow(self, b: int, m: int) -> None:
+        """Make room in row ``b`` for ``m`` more tokens: copy a last block it may not write, add blocks."""
+        table, n, size = self.tables[b], self.lengths[b], self.pool.block_size
+        if m and n % size and not self.pool.writable(table[-1]):  # the next token lands in a shared block
+            old, table[-1] = table[-1], self.pool.copy_block(table[-1])
+            if self.slots.numel():  # this row's earlier positions in that block now read the copy
+                in_old = self.slots[b] // size == old
+                self.slots[b, in_old] += (table[-1] - old) * size
+        while len(table) * size < n + m:
+            table.append(self.pool.allocate())

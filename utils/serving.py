@@ -1,0 +1,313 @@
+"""A small serving engine: continuous batching with chunked prefill, on a paged KV cache.
+
+``Engine(model, n_blocks=..., block_size=..., max_batch_tokens=..., prefill_chunk=...)`` keeps every
+request's K/V in one ``BlockPool`` and runs **iterations**. Each ``step()``:
+
+1. **decode first**: every running request that has its prompt done feeds its last token (1 token).
+   When the pool has no block for one of them, the request admitted *last* is **preempted**: its
+   blocks go back to the pool and it waits at the front of the queue; when it is admitted again, its
+   prompt and the tokens it already produced are prefilled again (recompute), so nothing is lost;
+2. **then prefill chunks** within what is left of the token budget ``max_batch_tokens``: requests part
+   way through their prompt first, then new arrivals in arrival order (up to ``max_batch`` running).
+   A prompt goes in chunks of at most ``prefill_chunk`` tokens, so one long prompt cannot stall every
+   running decode for the whole of its prefill (it pays with a later first token instead);
+3. runs the model: one forward for the decode rows (``[B, 1]``) and one for the chunks (left-padded),
+   each over a ``PagedKVCache.view`` of those rows' blocks; a row whose prompt is done gets its next
+   token (greedy: ``argmax``).
+
+With ``prefix_caching`` a new request reuses the pool's blocks of its prompt's prefix
+(``BlockPool.match_prefix``) and prefills only the rest; when the whole prompt is cached its last
+token is still run, for the first new token's logits.
+
+The clock: each step advances it by the step's measured time; with ``costs`` (a ``StepCostModel``,
+fitted to a real run) no model runs and the clock advances by the modelled time, for a fast slider.
+``run()`` serves everything and returns an ``EngineRun``: every request's tokens and the timings in
+the form ``utils.arrivals.Run`` computes TTFT, TPOT, ITL and throughput from.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from .arrivals import Run, Served
+from .block_pool import BlockPool
+from .generate import left_pad
+from .paged import PagedKVCache
+from .validate import as_id_batch, check_int, check_model, eos_set
+
+
+@dataclass(eq=False)  # two requests are the same only if they are one object
+class Request:
+    """One request as the engine tracks it (times in seconds on the engine's clock)."""
+
+    rid: int
+    prompt: list[int]
+    max_new_tokens: int
+    arrival_s: float
+    eos: set[int]
+    out: list[int] = field(default_factory=list)  # tokens produced so far
+    table: list[int] = field(default_factory=list)  # its blocks in the pool
+    n_cached: int = 0  # tokens of prompt + out whose K/V the blocks hold
+    start_s: float | None = None  # when its first prefill chunk ran
+    token_times: list[float] = field(default_factory=list)
+    hit_tokens: int = 0  # prompt tokens found in the prefix cache (its first admission)
+    n_preempted: int = 0
+    done: str = ""  # "", "length", "eos" or "aborted"
+    next_token: int | None = field(default=None, repr=False)  # picked by the last forward, if its prompt is done
+
+    @property
+    def sequence(self) -> list[int]:
+        return self.prompt + self.out
+
+    @property
+    def todo(self) -> int:
+        """Tokens to run before its next token can be picked (1 while decoding)."""
+        return len(self.prompt) + len(self.out) - self.n_cached
+
+
+@dataclass
+class StepCostModel:
+    """Seconds of one iteration: ``fixed + per_forward * forwards + per_row * decode rows +
+    per_token * prefill tokens``. ``fit`` takes the coefficients from a real run's ``steps``."""
+
+    fixed: float
+    per_forward: float
+    per_row: float
+    per_token: float
+
+    def seconds(self, n_decode: int, n_prefill_tokens: int) -> float:
+        forwards = int(n_decode > 0) + int(n_prefill_tokens > 0)
+        return max(0.0, self.fixed + self.per_forward * forwards + self.per_row * n_decode
+                   + self.per_token * n_prefill_tokens)
+
+    @classmethod
+    def fit(cls, steps: list[dict]) -> "StepCostModel":
+        """Least squares on the iterations of a real ``EngineRun`` (negative coefficients clipped to 0)."""
+        rows = [s for s in steps if s["decode"] or s["prefill"]]
+        if len(rows) < 4:
+            raise ValueError(f"fitting step costs needs at least 4 busy iterations, got {len(rows)}")
+        X = np.array([[1.0, (len(s["decode"]) > 0) + (len(s["prefill"]) > 0), len(s["decode"]),
+                       sum(n for _, n in s["prefill"])] for s in rows])
+        y = np.array([s["end_s"] - s["start_s"] for s in rows])
+        coef = np.clip(np.linalg.lstsq(X, y, rcond=None)[0], 0.0, None)
+        return cls(*(float(c) for c in coef))
+
+
+@dataclass
+class EngineRun:
+    """What ``Engine.run`` returns. ``run.summary()`` gives the p50/p95 metrics and throughput."""
+
+    tokens: list[list[int]]  # per request id, its new tokens
+    requests: list[Request]
+    steps: list[dict]  # per iteration: start_s, end_s, decode [rids], prefill [(rid, n)], preempted, free_blocks
+    run: Run
+
+    def summary(self) -> dict:
+        return self.run.summary()
+
+
+class Engine:
+    """Continuous batching with chunked prefill and prefix caching over one block pool (see the module)."""
+
+    def __init__(self, model, *, n_blocks: int, block_size: int = 16, max_batch_tokens: int = 64,
+                 prefill_chunk: int | None = 32, max_batch: int = 16, prefix_caching: bool = True,
+                 costs: StepCostModel | None = None, dtype=None) -> None:
+        if costs is None:
+            check_model(model)
+        elif not isinstance(costs, StepCostModel):
+            raise ValueError(f"costs must be a StepCostModel (or None to run the model), got {type(costs).__name__}")
+        cfg = model.cfg if costs is None else getattr(model, "cfg", model)
+        check_int("max_batch_tokens", max_batch_tokens)
+        check_int("max_batch", max_batch)
+        self.prefill_chunk = math.inf if prefill_chunk is None else check_int("prefill_chunk", prefill_chunk)
+        self.model, self.costs, self.prefix_caching = model, costs, bool(prefix_caching)
+        self.max_batch_tokens, self.max_batch = max_batch_tokens, max_batch
+        if dtype is None and costs is None:
+            dtype = model.lm_head.weight.dtype
+        self.pool = BlockPool(cfg, n_blocks, block_size, dtype=dtype)
+        self.requests: list[Request] = []
+        self.waiting: list[Request] = []  # not running: arrival order, preempted ones in front
+        self.running: list[Request] = []  # admission order
+        self.steps: list[dict] = []
+        self.now = 0.0
+
+    # -- requests -------------------------------------------------------------------------------
+    def add_request(self, prompt_ids, max_new_tokens: int, arrival_time: float = 0.0, eos_id=None) -> int:
+        """Queue a request; returns its id. It can start once the clock reaches ``arrival_time``."""
+        prompt = as_id_batch(prompt_ids)
+        if prompt.shape[0] != 1:
+            raise ValueError(f"add_request takes one prompt ([T] or [1, T]), got {prompt.shape[0]} rows")
+        prompt = prompt[0].tolist()
+        check_int("max_new_tokens", max_new_tokens)
+        if not isinstance(arrival_time, (int, float)) or isinstance(arrival_time, bool) or \
+                not math.isfinite(arrival_time) or arrival_time < 0:
+            raise ValueError(f"arrival_time must be a number of seconds >= 0, got {arrival_time!r}")
+        cfg, size = self.pool.cfg, self.pool.block_size
+        if any(not 0 <= t < cfg.vocab_size for t in prompt):
+            raise ValueError(f"prompt_ids must be token ids in [0, {cfg.vocab_size}), got {prompt}")
+        total = len(prompt) + max_new_tokens
+        if total > cfg.max_seq_len:
+            raise ValueError(f"prompt ({len(prompt)}) + max_new_tokens ({max_new_tokens}) = {total} tokens exceeds "
+                             f"max_seq_len={cfg.max_seq_len}")
+        if -(-total // size) > self.pool.n_blocks:
+            raise ValueError(f"this request needs up to {-(-total // size)} blocks of {size} tokens but the whole "
+                             f"pool has {self.pool.n_blocks}: it could never finish (make n_blocks larger)")
+        r = Request(len(self.requests), prompt, max_new_tokens, float(arrival_time), eos_set(eos_id))
+        self.requests.append(r)
+        self.waiting.append(r)
+        self.waiting.sort(key=lambda q: (q.n_preempted == 0, q.arrival_s, q.rid))
+        return r.rid
+
+    def request(self, rid: int) -> Request:
+        """The request with id ``rid``."""
+        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 <= rid < len(self.requests):
+            raise ValueError(f"unknown request id {rid!r}: this engine has ids 0 .. {len(self.requests) - 1}")
+        return self.requests[rid]
+
+    def abort(self, rid: int) -> None:
+        """Stop request ``rid`` now and give its blocks back."""
+        r = self.request(rid)
+        if not r.done:
+            self._finish(r, "aborted")
+
+    def has_work(self) -> bool:
+        return bool(self.waiting or self.running)
+
+    # -- one iteration ---------------------------------------------------------------------------
+    def step(self) -> dict:
+        """Run one iteration (see the module docstring); returns its record (also kept in ``steps``)."""
+        if not self.running and self.waiting and min(r.arrival_s for r in self.waiting) > self.now:
+            self.now = min(r.arrival_s for r in self.waiting)  # idle until the next arrival
+        t0, start = time.perf_counter(), self.now
+        decode, chunks, preempted = self._schedule()
+        if decode:
+            self._forward([(r, 1) for r in decode])
+        if chunks:
+            self._forward(chunks)
+        n_tokens = sum(n for _, n in chunks)
+        dt = (self.costs.seconds(len(decode), n_tokens) if self.costs is not None
+              else time.perf_counter() - t0)
+        self.now = start + dt
+        for r, n in [(r, 1) for r in decode] + chunks:
+            self._advance(r, n)
+        rec = {"start_s": start, "end_s": self.now, "decode": [r.rid for r in decode],
+               "prefill": [(r.rid, n) for r, n in chunks], "preempted": preempted,
+               "free_blocks": self.pool.n_free(), "running": [r.rid for r in self.running]}
+        self.steps.append(rec)
+        return rec
+
+    def run(self, max_steps: int = 100_000) -> EngineRun:
+        """Step until every request is done; returns their tokens, timings and the iterations."""
+        check_int("max_steps", max_steps)
+        while self.has_work():
+            if len(self.steps) >= max_steps:
+                raise RuntimeError(f"not done after {max_steps} iterations")
+            self.step()
+        served = [Served(r.arrival_s, r.start_s, r.token_times[0] - r.start_s, 0.0, list(r.token_times))
+                  for r in self.requests if r.token_times]
+        busy = sum(s["end_s"] - s["start_s"] for s in self.steps)
+        tokens = [list(r.out) for r in self.requests]
+        return EngineRun(tokens, list(self.requests), list(self.steps),
+                         Run("paged engine", served, tokens, busy))
+
+    # -- inside -----------------------------------------------------------------------------------
+    def _schedule(self):
+        budget, taken, plan, preempted = self.max_batch_tokens, 0, {}, []  # plan: request -> tokens this step
+
+        def room(r: Request, n: int) -> bool:
+            """Make room in the pool for ``r``'s ``n`` tokens by preempting the requests admitted last
+            (unscheduling them if they were planned); False if ``r`` itself had to go."""
+            nonlocal budget, taken
+            while taken + self.pool.blocks_needed(r.table, r.n_cached, n) > self.pool.n_free():
+                victim = self.running[-1]
+                if victim in plan:
+                    m = plan.pop(victim)
+                    budget, taken = budget + m, taken - self.pool.blocks_needed(victim.table, victim.n_cached, m)
+                self._preempt(victim)
+                preempted.append(victim.rid)
+                if victim is r:
+                    return False
+            return True
+
+        def take(r: Request, n: int) -> None:
+            nonlocal budget, taken
+            plan[r] = n
+            budget, taken = budget - n, taken + self.pool.blocks_needed(r.table, r.n_cached, n)
+
+        # 1. decodes, in admission order
+        for r in [r for r in self.running if r.out and r.todo == 1]:
+            if budget >= 1 and r in self.running and room(r, 1):
+                take(r, 1)
+        # 2. prefill chunks of running requests part way through their prompt (or a recompute)
+        for r in [r for r in self.running if r not in plan and r.todo > 0]:
+            n = int(min(r.todo, self.prefill_chunk, budget))
+            if n >= 1 and r in self.running and room(r, n):
+                take(r, n)
+        # 3. new arrivals (and preempted requests, first), while tokens, rows and blocks last
+        for r in [r for r in self.waiting if r.arrival_s <= self.now]:
+            if budget < 1 or len(self.running) >= self.max_batch:
+                break
+            if r.n_cached == 0 and self.prefix_caching:
+                r.table = self.pool.match_prefix(r.sequence)
+                r.n_cached = min(len(r.table) * self.pool.block_size, len(r.sequence) - 1)
+                if not r.n_preempted:
+                    r.hit_tokens = r.n_cached
+            n = int(min(r.todo, self.prefill_chunk, budget))
+            if taken + self.pool.blocks_needed(r.table, r.n_cached, n) > self.pool.n_free():
+                self._drop_blocks(r)  # no room to start it: give back the prefix blocks it took
+                break
+            self.waiting.remove(r)
+            self.running.append(r)
+            if r.start_s is None:
+                r.start_s = self.now
+            take(r, n)
+        decode = [r for r, n in plan.items() if r.out and r.todo == 1]
+        chunks = [(r, n) for r, n in plan.items() if r not in decode]
+        return decode, chunks, preempted
+
+    def _forward(self, rows: list) -> None:
+        """Run ``rows`` ((request, n tokens)) through the model as one left-padded batch."""
+        view = PagedKVCache.view(self.pool, [r.table for r, _ in rows], [r.n_cached for r, _ in rows])
+        ids, mask = left_pad([r.sequence[r.n_cached:r.n_cached + n] for r, n in rows])  # (B, T_max)
+        if self.costs is not None:  # no model: only take the blocks its forward would have written
+            view.begin_step(*ids.shape, mask.bool())
+            return
+        with torch.inference_mode():
+            logits = self.model(ids, cache=view, attention_mask=mask if not bool(mask.all()) else None)[:, -1]
+        for (r, n), nxt in zip(rows, logits.argmax(dim=-1).tolist()):  # (B, V) -> (B,)
+            r.next_token = nxt if r.n_cached + n == len(r.sequence) else None
+
+    def _advance(self, r: Request, n: int) -> None:
+        r.n_cached += n
+        if self.prefix_caching:
+            self.pool.publish(r.table, r.prompt, min(r.n_cached, len(r.prompt)))
+        if r.n_cached < len(r.sequence):
+            return  # more of its prompt to go
+        r.out.append(r.next_token if self.costs is None else -1)
+        r.token_times.append(self.now)
+        if r.out[-1] in r.eos:
+            self._finish(r, "eos")
+        elif len(r.out) >= r.max_new_tokens:
+            self._finish(r, "length")
+
+    def _finish(self, r: Request, why: str) -> None:
+        r.done = why
+        self._drop_blocks(r)
+        for queue in (self.running, self.waiting):
+            if r in queue:
+                queue.remove(r)
+
+    def _preempt(self, r: Request) -> None:
+        self._drop_blocks(r)
+        r.n_preempted += 1
+        self.running.remove(r)
+        self.waiting.insert(0, r)
+
+    def _drop_blocks(self, r: Request) -> None:
+        for b in r.table:
+            self.pool.release(b)
+        r.table, r.n_cached = [], 0
