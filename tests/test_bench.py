@@ -29,10 +29,11 @@ def quick(tmp_path_factory):
     return proc.stdout, json.loads(out.read_text())
 
 
-def test_quick_run_prints_all_four_cases_and_the_goals(quick):
+def test_quick_run_prints_all_five_cases_and_the_goals(quick):
     table, _ = quick
     for heading in ("1. Cached decode vs full recompute", "2. Our generate vs transformers",
-                    "3. TTFT vs prompt length", "through the modules", "4. Batch-1 decode step vs memory bandwidth", "Goals"):
+                    "3. TTFT vs prompt length", "through the modules", "4. Batch-1 decode step vs memory bandwidth",
+                    "5. Serving", "engine throughput / one at a time", "Goals"):
         assert heading in table
     assert "quick mode" in table  # the tiny sizes say nothing about the goals, and the table says so
 
@@ -41,7 +42,7 @@ def test_json_holds_samples_and_correctness_checks(quick):
     _, res = quick
     assert res["quick"] is True and res["machine"]["threads"] == 1
     cases = res["cases"]
-    assert set(cases) == {"1", "2", "3", "4"}
+    assert set(cases) == {"1", "2", "3", "4", "5"}
     c1 = cases["1"]
     assert c1["same_tokens"] is True  # the cache changes the speed, never the tokens
     assert len(c1["cached"]["tpot_s"]["samples"]) == c1["cached"]["tpot_s"]["n"] >= 2
@@ -61,11 +62,17 @@ def test_json_holds_samples_and_correctness_checks(quick):
     assert c4["bytes"]["total"] == sum(decode_step_cost(cfg, bench.QUICK.context_len).bytes.values())
     assert c4["fraction"] == pytest.approx(c4["achieved_Bps"]["median"] / c4["limit_Bps"])
     assert [g["case"] for g in res["goals"]] == [1, 2, 4] or "skipped" in c2
+    c5 = cases["5"]
+    assert c5["same_tokens"] is True  # every policy, the engine included, gives each request its solo tokens
+    for name in ("fifo", "static", "engine"):
+        assert c5[name]["tokens_per_s"]["n"] == bench.QUICK.repeats[5] and c5[name]["ttft_p95_s"]["median"] > 0
+    assert c5["throughput_over_fifo"]["median"] == pytest.approx(
+        c5["engine"]["tokens_per_s"]["median"] / c5["fifo"]["tokens_per_s"]["median"])  # one round: the ratio itself
 
 
 def test_cli_rejects_unknown_cases():
     with pytest.raises(SystemExit):
-        bench.main(["--cases", "5", "--quick"])
+        bench.main(["--cases", "6", "--quick"])
 
 
 def test_stats_median_quartiles_and_paired_ratio():

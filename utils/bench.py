@@ -1,6 +1,6 @@
 """The performance benchmark: ``python -m utils.bench`` (or ``make bench``).
 
-Four cases, each measured side by side in one run on this machine (float32, batch 1, the
+Five cases, each measured side by side in one run on this machine (float32, batch 1, the
 compared variants interleaved, medians with their quartiles):
 
   1. cached decode against full recompute, prompt 256 -> 128 new tokens      goal: >= 10x
@@ -10,8 +10,11 @@ compared variants interleaved, medians with their quartiles):
   3. TTFT against prompt length and TPOT against context length, with and without the cache
   4. a ~100 M-parameter batch-1 decode step: bytes it must read / its time,     goal: >= 50 %
      against the memory bandwidth measured in the same run
+  5. serving seeded Poisson arrivals on the course model: the serving engine (``utils.serving``,
+     continuous batching with chunked prefill on paged blocks) against one request at a time and
+     static batches: throughput and p95 TTFT
 
-The cases are measured by ``utils.bench_cases`` (1, 2) and ``utils.perf`` (3, 4). It prints a
+The cases are measured by ``utils.bench_cases`` (1, 2, 5) and ``utils.perf`` (3, 4). It prints a
 table and writes every sample to a JSON file (default ``bench-results.json``).
 
     python -m utils.bench                 # everything, a few minutes
@@ -52,11 +55,12 @@ class Sizes:
     context_len: int  # case 4
     bandwidth_bytes: int
     repeats: dict  # case -> rounds
+    n_requests: int  # case 5
 
 
 FULL = Sizes("small", "100M", 256, 128, (64, 128, 256, 512, 1024), 256, 512 * 2**20,
-             {1: 5, 2: 11, 3: 5, 4: 11})
-QUICK = Sizes("tiny", "tiny", 16, 8, (8, 16, 32), 16, 8 * 2**20, {1: 2, 2: 2, 3: 2, 4: 3})
+             {1: 5, 2: 11, 3: 5, 4: 11, 5: 3}, 32)
+QUICK = Sizes("tiny", "tiny", 16, 8, (8, 16, 32), 16, 8 * 2**20, {1: 2, 2: 2, 3: 2, 4: 3, 5: 1}, 6)
 
 
 def _shape(cfg) -> str:
@@ -68,7 +72,7 @@ def _rounds(case: int, sizes: Sizes, repeats: int | None) -> int:
     return repeats if repeats is not None else sizes.repeats[case]
 
 
-def run(cases=(1, 2, 3, 4), quick: bool = False, threads: int = 2, repeats: int | None = None,
+def run(cases=(1, 2, 3, 4, 5), quick: bool = False, threads: int = 2, repeats: int | None = None,
         progress: bool = True) -> dict:
     """Run the chosen cases with ``threads`` torch threads; return every result (``Stats`` inside)."""
     with torch_threads(threads):
@@ -122,6 +126,13 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
                                            n_bytes=sizes.bandwidth_bytes, progress=bar)
             res["shape"] = _shape(model.cfg)
             results["cases"][4] = res
+        if 5 in cases:
+            from .course_model import load_course_model
+
+            model, _ = load_course_model()
+            res = bench_cases.serving_policies(model, sizes.n_requests, _rounds(5, sizes, repeats), progress=bar)
+            res["shape"] = _shape(model.cfg)
+            results["cases"][5] = res
     finally:
         if bar is not None:
             bar.close()
@@ -245,6 +256,18 @@ def format_table(results: dict) -> str:
                   f"   measured bandwidth: copy {_q(c['copy_Bps'], 1e-9)} GB/s, read {_q(c['read_Bps'], 1e-9)} GB/s",
                   f"   fraction of the limit ({c['limit_Bps'] / 1e9:.2f} GB/s): {c['fraction']:.0%} "
                   f"(the fastest possible step would take {c['bound_s'] * 1e3:.2f} ms)"]
+    if 5 in cases:
+        c = cases[5]
+        lines += ["", f"5. Serving {c['n_requests']} requests (Poisson, {c['rate']:.0f}/s = twice what one at a time "
+                      f"serves, {c['service_s'] * 1e3:.1f} ms each alone) on the course model: {c['shape']}",
+                  f"   {'':8s} {'tokens/s over the run':>24s} {'TTFT p95 ms':>24s} {'TTFT p50 ms':>24s} {'TPOT p50 ms':>12s}"]
+        for name in ("fifo", "static", "engine"):
+            v = c[name]
+            lines.append(f"   {name:8s} {_q(v['tokens_per_s'], 1, '.0f'):>24s} {_q(v['ttft_p95_s'], 1e3, '.1f'):>24s} "
+                         f"{_q(v['ttft_p50_s'], 1e3, '.1f'):>24s} {v['tpot_p50_s'].median * 1e3:12.2f}")
+        lines.append(f"   engine throughput / one at a time {_q(c['throughput_over_fifo'])}x, / static batches "
+                     f"{_q(c['throughput_over_static'])}x (static: B <= {c['max_batch']}, 20 ms timeout; engine: "
+                     f"{c['n_blocks']} blocks of {c['block_size']}); same tokens as solo runs: {c['same_tokens']}")
     if results["goals"]:
         lines += ["", "Goals" + ("  (quick mode: tiny sizes, these say nothing; the goals are for the full run)"
                                  if results["quick"] else "")]
@@ -273,7 +296,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m utils.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds (for the test)")
     parser.add_argument("--out", default="bench-results.json", help="JSON file (default: bench-results.json)")
-    parser.add_argument("--cases", default="1,2,3,4", help="comma-separated cases to run (default: 1,2,3,4)")
+    parser.add_argument("--cases", default="1,2,3,4,5", help="comma-separated cases to run (default: 1,2,3,4,5)")
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default: 2)")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: per case)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -281,9 +304,9 @@ def main(argv=None) -> int:
     try:
         cases = sorted({int(c) for c in args.cases.split(",") if c.strip()})
     except ValueError:
-        parser.error(f"--cases must be numbers from 1 to 4, got {args.cases!r}")
-    if not cases or not set(cases) <= {1, 2, 3, 4}:
-        parser.error(f"--cases must be numbers from 1 to 4, got {args.cases!r}")
+        parser.error(f"--cases must be numbers from 1 to 5, got {args.cases!r}")
+    if not cases or not set(cases) <= {1, 2, 3, 4, 5}:
+        parser.error(f"--cases must be numbers from 1 to 5, got {args.cases!r}")
     if args.threads < 1 or (args.repeats is not None and args.repeats < 1):
         parser.error("--threads and --repeats must be >= 1")
     results = run(cases, quick=args.quick, threads=args.threads, repeats=args.repeats,

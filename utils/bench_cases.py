@@ -9,6 +9,8 @@ and returns a dict of results that ``utils.bench`` prints as a table and saves a
 """
 from __future__ import annotations
 
+import statistics
+
 import torch
 
 from .cache import StaticKVCache
@@ -168,4 +170,65 @@ def modules_vs_flat(
     out = {name: stats[name].map(lambda x: x / steps_per_sample) for name in fns}
     out["speedup"] = paired_ratio(stats["modules"], stats["flat"])
     out["context_len"] = T
+    return out
+
+
+# --- case 5: the serving engine against one-at-a-time and static batching ------------------------
+
+def serving_policies(model, n_requests: int, rounds: int, prompt_lens=(16, 64), new_tokens=(16, 64),
+                     max_batch: int = 8, progress=None) -> dict:
+    """The same seeded Poisson arrivals served three ways, ``rounds`` times interleaved:
+
+    * ``fifo``: one request at a time (``utils.arrivals.serve`` on a ``ModelEngine``);
+    * ``static``: left-padded batches of up to ``max_batch``, waiting at most 20 ms for a full batch;
+    * ``engine``: ``utils.serving.Engine``: continuous batching, chunked prefill, paged blocks.
+
+    The rate is set from the measured solo time of one request: twice what one-at-a-time can serve,
+    so the queue builds up and the policies differ. Returns per policy the ``Run.summary()`` of every
+    round, with tokens/s and p95 TTFT as ``Stats``, and the engine's ratios to the other two (paired).
+    """
+    from .arrivals import poisson_arrivals, random_workload, serve, solo_runs
+    from .batch_engine import ModelEngine
+    from .serving import Engine
+
+    work = random_workload(n_requests, model.cfg.vocab_size, prompt_lens, new_tokens, seed=0)
+    solo = solo_runs(model, work)  # also a warm-up
+    service_s = statistics.median(r.ttft_s + sum(r.step_times_s) for r in solo)
+    rate = 2.0 / service_s
+    arrivals = poisson_arrivals(n_requests, rate, seed=0)
+    expected = [r.tokens[0].tolist() for r in solo]
+    block = 16
+    n_blocks = max_batch * -(-(prompt_lens[1] + new_tokens[1]) // block)
+
+    def engine_run():
+        engine = Engine(model, n_blocks=n_blocks, block_size=block, max_batch_tokens=128, prefill_chunk=64,
+                        max_batch=max_batch)
+        for p, n, a in zip(work.prompts, work.max_new_tokens, arrivals):
+            engine.add_request(p, n, arrival_time=a)
+        res = engine.run()
+        return res.summary(), res.tokens == expected
+
+    runs = {"fifo": [], "static": [], "engine": []}
+    same = True
+    for _ in range(rounds):
+        for policy in ("fifo", "static"):
+            run = serve(ModelEngine(model, work.prompts), work.max_new_tokens, arrivals, policy,
+                        max_batch=max_batch, timeout_s=0.02)
+            runs[policy].append(run.summary())
+            same &= run.tokens == expected
+        summary, ok = engine_run()
+        runs["engine"].append(summary)
+        same &= ok
+        if progress is not None:
+            progress.update(1)
+    out = {"rate": rate, "service_s": service_s, "n_requests": n_requests, "max_batch": max_batch,
+           "same_tokens": same, "n_blocks": n_blocks, "block_size": block}
+    for policy, rows in runs.items():
+        out[policy] = {"tokens_per_s": Stats([r["tokens_per_s"] for r in rows]),
+                       "ttft_p95_s": Stats([r["ttft_p95_s"] for r in rows]),
+                       "ttft_p50_s": Stats([r["ttft_p50_s"] for r in rows]),
+                       "tpot_p50_s": Stats([r["tpot_p50_s"] for r in rows])}
+    for other in ("fifo", "static"):
+        out[f"throughput_over_{other}"] = Stats([e["tokens_per_s"] / o["tokens_per_s"]
+                                                 for e, o in zip(runs["engine"], runs[other])])
     return out

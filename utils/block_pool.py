@@ -149,25 +149,28 @@ class BlockPool:
         return dst
 
     # -- prefix caching -----------------------------------------------------------------------
-    def match_prefix(self, tokens) -> list[int]:
-        """The cached blocks holding ``tokens``' longest prefix of full blocks, each now shared once more."""
+    def match_prefix(self, tokens, keys: list[str] | None = None) -> list[int]:
+        """The cached blocks holding ``tokens``' longest prefix of full blocks, each now shared once more
+        (``keys``: ``block_keys(tokens, block_size)`` if the caller has them already)."""
         found = []
-        for key in block_keys(tokens, self.block_size):
+        for key in block_keys(tokens, self.block_size) if keys is None else keys:
             b = self.block_of.get(key)
             if b is None:
                 break
             self.share(b)
             found.append(b)
         self.query_tokens += len(tokens)
-        self.hit_tokens += len(found) * self.block_size
+        self.hit_tokens += min(len(found) * self.block_size, len(tokens))
         return found
 
-    def publish(self, table: list[int], tokens, n_done: int) -> None:
+    def publish(self, table: list[int], tokens, n_done: int, keys: list[str] | None = None, start: int = 0) -> None:
         """Make the full blocks of ``table`` whose ``tokens`` are all computed (the first ``n_done``)
-        findable by later requests. A key already published (another request computed the same
-        prefix at the same time) keeps its first block; this one stays private."""
-        for i, key in enumerate(block_keys(list(tokens)[:n_done], self.block_size)):
-            b = table[i]
+        findable by later requests, from block ``start`` on. A key already published (another request
+        computed the same prefix at the same time) keeps its first block; this one stays private."""
+        if keys is None:
+            keys = block_keys(list(tokens)[:n_done], self.block_size)
+        for i in range(start, min(n_done // self.block_size, len(keys))):
+            b, key = table[i], keys[i]
             if b in self.key_of or key in self.block_of:
                 continue
             self.key_of[b], self.block_of[key] = key, b

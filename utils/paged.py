@@ -153,15 +153,16 @@ class PagedKVCache(Cache):
         self._next_layer = (layer + 1) % self.n_layers
         if self._next_layer == 0:
             self._new = None
-        return self.layer_kv(layer)
+        idx = self.slots.clamp(min=0)  # (B, S): padding reads slot 0, which the attention mask hides
+        return pool_k[idx].transpose(1, 2), pool_v[idx].transpose(1, 2)  # (B, S, H_kv, d_h) -> (B, H_kv, S, d_h)
 
     def layer_kv(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """``layer``'s K and V ``[B, H_kv, seq_len, d_h]``; padding positions read slot 0 (then masked)."""
+        """``layer``'s K and V ``[B, H_kv, seq_len, d_h]``, with zeros where nothing is stored (padding)."""
         idx = self.slots.clamp(min=0)  # (B, S)
         k = self.pool.k[layer][idx].transpose(1, 2)  # (B, S, H_kv, d_h) -> (B, H_kv, S, d_h)
         v = self.pool.v[layer][idx].transpose(1, 2)
         if self.mask is not None:
-            hide = (~self.mask)[:, None, :, None].to(k.device)  # (B, 1, S, 1): zeros where nothing is stored
+            hide = (~self.mask)[:, None, :, None].to(k.device)  # (B, 1, S, 1)
             k, v = k.masked_fill(hide, 0), v.masked_fill(hide, 0)
         return k, v
 

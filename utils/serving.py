@@ -34,7 +34,8 @@ import numpy as np
 import torch
 
 from .arrivals import Run, Served
-from .block_pool import BlockPool
+from .block_pool import BlockPool, block_keys
+from .flat_decode import check_flat, flat_decode_step, flat_weights
 from .generate import left_pad
 from .paged import PagedKVCache
 from .validate import as_id_batch, check_int, check_model, eos_set
@@ -55,6 +56,8 @@ class Request:
     start_s: float | None = None  # when its first prefill chunk ran
     token_times: list[float] = field(default_factory=list)
     hit_tokens: int = 0  # prompt tokens found in the prefix cache (its first admission)
+    keys: list[str] = field(default_factory=list, repr=False)  # prefix keys of its prompt's full blocks
+    n_published: int = 0  # of those, blocks made findable so far
     n_preempted: int = 0
     done: str = ""  # "", "length", "eos" or "aborted"
     next_token: int | None = field(default=None, repr=False)  # picked by the last forward, if its prompt is done
@@ -129,6 +132,13 @@ class Engine:
         if dtype is None and costs is None:
             dtype = model.lm_head.weight.dtype
         self.pool = BlockPool(cfg, n_blocks, block_size, dtype=dtype)
+        self._flat = None  # the flat decode step's weights, when it computes what the modules do
+        if costs is None:
+            try:
+                check_flat(model, PagedKVCache(pool=self.pool))
+                self._flat = flat_weights(model)
+            except ValueError:  # a hook, train mode, explicit attention: decode through the modules
+                pass
         self.requests: list[Request] = []
         self.waiting: list[Request] = []  # not running: arrival order, preempted ones in front
         self.running: list[Request] = []  # admission order
@@ -156,7 +166,8 @@ class Engine:
         if -(-total // size) > self.pool.n_blocks:
             raise ValueError(f"this request needs up to {-(-total // size)} blocks of {size} tokens but the whole "
                              f"pool has {self.pool.n_blocks}: it could never finish (make n_blocks larger)")
-        r = Request(len(self.requests), prompt, max_new_tokens, float(arrival_time), eos_set(eos_id))
+        r = Request(len(self.requests), prompt, max_new_tokens, float(arrival_time), eos_set(eos_id),
+                    keys=block_keys(prompt, size) if self.prefix_caching else [])
         self.requests.append(r)
         self.waiting.append(r)
         self.waiting.sort(key=lambda q: (q.n_preempted == 0, q.arrival_s, q.rid))
@@ -252,7 +263,7 @@ class Engine:
             if budget < 1 or len(self.running) >= self.max_batch:
                 break
             if r.n_cached == 0 and self.prefix_caching:
-                r.table = self.pool.match_prefix(r.sequence)
+                r.table = self.pool.match_prefix(r.sequence, r.keys)
                 r.n_cached = min(len(r.table) * self.pool.block_size, len(r.sequence) - 1)
                 if not r.n_preempted:
                     r.hit_tokens = r.n_cached
@@ -277,14 +288,19 @@ class Engine:
             view.begin_step(*ids.shape, mask.bool())
             return
         with torch.inference_mode():
-            logits = self.model(ids, cache=view, attention_mask=mask if not bool(mask.all()) else None)[:, -1]
+            if self._flat is not None and ids.shape[1] == 1:  # decode rows: the flat step, same logits
+                logits = flat_decode_step(self.model, self._flat, ids[:, 0], view)  # (B, V)
+            else:
+                logits = self.model(ids, cache=view, attention_mask=mask if not bool(mask.all()) else None)[:, -1]
         for (r, n), nxt in zip(rows, logits.argmax(dim=-1).tolist()):  # (B, V) -> (B,)
             r.next_token = nxt if r.n_cached + n == len(r.sequence) else None
 
     def _advance(self, r: Request, n: int) -> None:
         r.n_cached += n
-        if self.prefix_caching:
-            self.pool.publish(r.table, r.prompt, min(r.n_cached, len(r.prompt)))
+        n_full = min(r.n_cached, len(r.prompt)) // self.pool.block_size
+        if self.prefix_caching and n_full > r.n_published:  # a block of prompt tokens just filled up
+            self.pool.publish(r.table, r.prompt, n_full * self.pool.block_size, r.keys, start=r.n_published)
+            r.n_published = n_full
         if r.n_cached < len(r.sequence):
             return  # more of its prompt to go
         r.out.append(r.next_token if self.costs is None else -1)
@@ -310,4 +326,4 @@ class Engine:
     def _drop_blocks(self, r: Request) -> None:
         for b in r.table:
             self.pool.release(b)
-        r.table, r.n_cached = [], 0
+        r.table, r.n_cached, r.n_published = [], 0, 0
