@@ -202,3 +202,26 @@ def test_paged_cache_works_where_the_contiguous_one_does_with_kvcache_defaults()
     a = generate(model, prompt_ids(5), 6)
     b = generate(model, prompt_ids(5), 6, cache_kind="paged")
     assert torch.equal(a.tokens, b.tokens) and isinstance(a.cache, KVCache)
+
+
+def test_a_finished_request_frees_its_last_block_first_so_eviction_keeps_the_prefix_head_findable():
+    model = tiny_model("GQA")
+    system = prompt_ids(20, seed=9)[0].tolist()  # 5 full blocks of 4
+    with torch.inference_mode():
+        _, user = prefill(model, torch.tensor([system]), cache=PagedKVCache(model.cfg, 8, 4))
+    user.publish_prefix(system)
+    head = list(user.tables[0])
+    user.release()
+    assert list(user.pool.cached_free) == head[::-1]  # the tail first in line for reuse
+    for _ in range(user.pool.n_free() - 2):  # new data takes the empty blocks, then the tail of the prefix
+        user.pool.allocate()
+    assert user.pool.match_prefix(system) == head[:2]  # the head is still found
+
+
+def test_a_full_hit_counts_one_token_less_in_the_hit_rate():
+    model = tiny_model("GQA")
+    prompt = prompt_ids(8, seed=7)[0].tolist()
+    with torch.inference_mode():
+        _, first = prefill(model, torch.tensor([prompt]), cache=PagedKVCache(model.cfg, 8, 4))
+    first.publish_prefix(prompt)
+    assert PagedKVCache(pool=first.pool).reuse_prefix(prompt) == 7 and first.pool.hit_tokens == 7

@@ -147,3 +147,16 @@ def test_bad_requests_are_clear_value_errors(course):
         engine.abort("0")
     with pytest.raises(ValueError, match="model"):
         Engine(torch.nn.Linear(2, 2), n_blocks=4)
+
+
+def test_the_hit_rate_counts_each_request_once_even_when_it_waits_or_is_preempted(course):
+    model, tok = course
+    system = tok.encode("<BOS> 他 喜欢 猫 。 她 喜欢 狗 。 我 喜欢 鱼 。")
+    prompts = [system + tok.encode(x) for x in ("我", "她 喜欢", "他", "我 喜欢", "她")]
+    engine = Engine(model, n_blocks=12, block_size=4, max_batch_tokens=32, prefill_chunk=16)
+    res = _serve(engine, prompts, [20] * 5, [0.0, 0.0, 0.0, 0.0, 0.0])
+    assert sum(r.n_preempted for r in res.requests) > 0  # a tight pool: requests wait and are preempted
+    per_request = sum(r.hit_tokens for r in res.requests) / sum(len(p) for p in prompts)
+    assert engine.pool.query_tokens == sum(len(p) for p in prompts)
+    assert engine.pool.hit_rate() == pytest.approx(per_request)
+    assert res.tokens == _solo(model, prompts, [20] * 5)

@@ -18,7 +18,9 @@ a different prefix have different K/V: attention mixes in the past). A new reque
 keys up block by block and reuses every block found, until the first miss. Such a block is never
 written again. When its last user finishes it is not wiped: it waits, still findable, on a list of
 cached free blocks, and is reused for something else only when the truly free blocks run out (the
-one freed longest ago first).
+one freed longest ago first; a request frees its blocks last one first, so a prefix loses its tail
+before its head). This course publishes prompt blocks only; vLLM v1 also caches the full blocks of
+generated tokens, so the next turn of a chat finds the previous answer too.
 """
 from __future__ import annotations
 
@@ -119,7 +121,11 @@ class BlockPool:
         self.ref[b] += 1
 
     def release(self, b: int) -> None:
-        """One holder less; at zero the block is free (still findable if it holds a prefix)."""
+        """One holder less; at zero the block is free (still findable if it holds a prefix).
+
+        A request gives its blocks back last block first (``release_table``): cached blocks are
+        reused oldest-freed first, so a prefix is then evicted from its tail and its head stays
+        findable (evicting a head would strand every block after it: lookups stop at the first miss)."""
         if self.ref[b] <= 0:
             raise RuntimeError(f"block {b} released more times than it was held")
         self.ref[b] -= 1
@@ -128,6 +134,11 @@ class BlockPool:
                 self.cached_free[b] = None
             else:
                 self.free.append(b)
+
+    def release_table(self, table: list[int]) -> None:
+        """Give back every block of a block table, last block first (see ``release``)."""
+        for b in reversed(table):
+            self.release(b)
 
     def writable(self, b: int) -> bool:
         """Whether one holder may write into ``b``: it holds it alone and no prefix key names it."""
@@ -149,9 +160,10 @@ class BlockPool:
         return dst
 
     # -- prefix caching -----------------------------------------------------------------------
-    def match_prefix(self, tokens, keys: list[str] | None = None) -> list[int]:
+    def match_prefix(self, tokens, keys: list[str] | None = None, count: bool = True) -> list[int]:
         """The cached blocks holding ``tokens``' longest prefix of full blocks, each now shared once more
-        (``keys``: ``block_keys(tokens, block_size)`` if the caller has them already)."""
+        (``keys``: ``block_keys(tokens, block_size)`` if the caller has them already). ``count=False``
+        leaves the hit-rate statistics alone (a caller that may look the same request up again)."""
         found = []
         for key in block_keys(tokens, self.block_size) if keys is None else keys:
             b = self.block_of.get(key)
@@ -159,9 +171,14 @@ class BlockPool:
                 break
             self.share(b)
             found.append(b)
-        self.query_tokens += len(tokens)
-        self.hit_tokens += min(len(found) * self.block_size, len(tokens))
+        if count:  # a full hit still runs the last token (see PagedKVCache.reuse_prefix): len - 1 at most
+            self.count_lookup(len(tokens), min(len(found) * self.block_size, len(tokens) - 1))
         return found
+
+    def count_lookup(self, n_tokens: int, n_hit: int) -> None:
+        """Add one request's lookup to the hit-rate statistics: ``n_hit`` of its ``n_tokens`` found."""
+        self.query_tokens += n_tokens
+        self.hit_tokens += n_hit
 
     def publish(self, table: list[int], tokens, n_done: int, keys: list[str] | None = None, start: int = 0) -> None:
         """Make the full blocks of ``table`` whose ``tokens`` are all computed (the first ``n_done``)

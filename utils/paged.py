@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from .block_pool import BlockPool, PoolExhausted, block_keys
+from .block_pool import BlockPool, PoolExhausted
 from .cache import Cache
 from .validate import check_crop, check_kv, check_reorder_index, is_int
 
@@ -174,8 +174,7 @@ class PagedKVCache(Cache):
             for b, d in enumerate(dropped):
                 self.lengths[b] -= d
                 keep = -(-self.lengths[b] // self.pool.block_size)  # blocks still needed (ceil)
-                for blk in self.tables[b][keep:]:
-                    self.pool.release(blk)
+                self.pool.release_table(self.tables[b][keep:])
                 del self.tables[b][keep:]
         self.slots = self.slots[:, :n]
         if self.mask is not None:
@@ -198,8 +197,7 @@ class PagedKVCache(Cache):
     def release(self) -> None:
         """Give every block back to the pool (a finished request). The rows are then empty."""
         for t in self.tables:
-            for blk in t:
-                self.pool.release(blk)
+            self.pool.release_table(t)  # last block first: a cached prefix is evicted from its tail
         self.tables, self.lengths = [[] for _ in self.tables], [0] * len(self.tables)
 
     # -- prefix caching -----------------------------------------------------------------------
@@ -222,11 +220,12 @@ class PagedKVCache(Cache):
         return n
 
     def publish_prefix(self, prompt_ids, row: int = 0) -> int:
-        """Make row ``row``'s full blocks of prompt tokens findable; returns how many blocks are published."""
+        """Make row ``row``'s full blocks of prompt tokens findable; returns how many of its blocks a
+        prefix key now names (blocks it found in the cache count too: they were published before)."""
         tokens = [int(t) for t in torch.as_tensor(prompt_ids).flatten().tolist()]
         n_done = min(len(tokens), self.lengths[row])
         self.pool.publish(self.tables[row], tokens, n_done)
-        return len(block_keys(tokens[:n_done], self.pool.block_size))
+        return sum(b in self.pool.key_of for b in self.tables[row])
 
     # -- inside ---------------------------------------------------------------------------------
     def _slots_of(self, b: int, start: int, end: int) -> torch.Tensor:

@@ -262,19 +262,19 @@ class Engine:
         for r in [r for r in self.waiting if r.arrival_s <= self.now]:
             if budget < 1 or len(self.running) >= self.max_batch:
                 break
-            if r.n_cached == 0 and self.prefix_caching:
-                r.table = self.pool.match_prefix(r.sequence, r.keys)
+            if r.n_cached == 0 and self.prefix_caching:  # counted below, once per request, if it starts
+                r.table = self.pool.match_prefix(r.sequence, r.keys, count=False)
                 r.n_cached = min(len(r.table) * self.pool.block_size, len(r.sequence) - 1)
-                if not r.n_preempted:
-                    r.hit_tokens = r.n_cached
             n = int(min(r.todo, self.prefill_chunk, budget))
             if taken + self.pool.blocks_needed(r.table, r.n_cached, n) > self.pool.n_free():
                 self._drop_blocks(r)  # no room to start it: give back the prefix blocks it took
                 break
             self.waiting.remove(r)
             self.running.append(r)
-            if r.start_s is None:
-                r.start_s = self.now
+            if r.start_s is None:  # its first admission (not a resumption after preemption)
+                r.start_s, r.hit_tokens = self.now, r.n_cached
+                if self.prefix_caching:
+                    self.pool.count_lookup(len(r.prompt), r.n_cached)
             take(r, n)
         decode = [r for r, n in plan.items() if r.out and r.todo == 1]
         chunks = [(r, n) for r, n in plan.items() if r not in decode]
@@ -324,6 +324,5 @@ class Engine:
         self.waiting.insert(0, r)
 
     def _drop_blocks(self, r: Request) -> None:
-        for b in r.table:
-            self.pool.release(b)
+        self.pool.release_table(r.table)  # last block first: a cached prefix is evicted from its tail
         r.table, r.n_cached, r.n_published = [], 0, 0
