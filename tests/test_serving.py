@@ -160,3 +160,19 @@ def test_the_hit_rate_counts_each_request_once_even_when_it_waits_or_is_preempte
     assert engine.pool.query_tokens == sum(len(p) for p in prompts)
     assert engine.pool.hit_rate() == pytest.approx(per_request)
     assert res.tokens == _solo(model, prompts, [20] * 5)
+
+
+def test_fitted_step_costs_are_non_negative_and_unbiased():
+    # iterations whose true cost is 1 ms + 0.1 ms per decode row + 0.01 ms per prefill token
+    steps, t = [], 0.0
+    for i in range(40):
+        n_dec, n_pre = i % 7, (i * 13) % 50
+        dt = 1e-3 + 1e-4 * n_dec + 1e-5 * n_pre
+        steps.append({"start_s": t, "end_s": t + dt, "decode": list(range(n_dec)),
+                      "prefill": [(0, n_pre)] if n_pre else []})
+        t += dt
+    model = StepCostModel.fit(steps)
+    assert min(model.fixed, model.per_forward, model.per_row, model.per_token) >= 0
+    errors = [model.seconds(len(s["decode"]), sum(n for _, n in s["prefill"])) - (s["end_s"] - s["start_s"])
+              for s in steps if s["decode"] or s["prefill"]]
+    assert abs(sum(errors) / len(errors)) < 1e-6  # no bias: the mean residual of a least-squares fit is 0

@@ -89,14 +89,22 @@ class StepCostModel:
 
     @classmethod
     def fit(cls, steps: list[dict]) -> "StepCostModel":
-        """Least squares on the iterations of a real ``EngineRun`` (negative coefficients clipped to 0)."""
+        """Non-negative least squares on the iterations of a real ``EngineRun`` (``run.steps``)."""
         rows = [s for s in steps if s["decode"] or s["prefill"]]
         if len(rows) < 4:
             raise ValueError(f"fitting step costs needs at least 4 busy iterations, got {len(rows)}")
         X = np.array([[1.0, (len(s["decode"]) > 0) + (len(s["prefill"]) > 0), len(s["decode"]),
                        sum(n for _, n in s["prefill"])] for s in rows])
         y = np.array([s["end_s"] - s["start_s"] for s in rows])
-        coef = np.clip(np.linalg.lstsq(X, y, rcond=None)[0], 0.0, None)
+        # Least squares with every coefficient >= 0: a coefficient that comes out negative is set to 0 and
+        # the others are fitted again without it (clipping after one fit would bias every prediction).
+        keep, coef = list(range(X.shape[1])), np.zeros(X.shape[1])
+        while keep:
+            fit = np.linalg.lstsq(X[:, keep], y, rcond=None)[0]
+            if (fit >= 0).all():
+                coef[keep] = fit
+                break
+            keep.pop(int(np.argmin(fit)))
         return cls(*(float(c) for c in coef))
 
 
