@@ -166,7 +166,7 @@ def test_running_out_of_blocks_is_a_clear_error_that_leaves_the_cache_unchanged(
     cache = PagedKVCache(model.cfg, 2, 4)
     with torch.inference_mode():
         prefill(model, prompt_ids(8), cache=cache)
-        with pytest.raises(ValueError, match="needs 1 more blocks .* make n_blocks larger"):
+        with pytest.raises(ValueError, match=r"needs 1 more block\(s\) .* make n_blocks larger"):
             decode_step(model, torch.tensor([1]), cache)
     assert cache.lengths == [8] and cache.seq_len == 8 and cache.pool.n_free() == 0
 

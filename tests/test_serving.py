@@ -79,7 +79,7 @@ def test_chunked_prefill_bounds_every_iteration_and_eos_stops_a_request(course):
     w = random_workload(4, model.cfg.vocab_size, prompt_lens=(30, 40), new_tokens=(10, 10), seed=1)
     solo = _solo(model, w.prompts, w.max_new_tokens)
     eos = solo[0][3]
-    engine = Engine(model, n_blocks=64, block_size=4, max_batch_tokens=12, prefill_chunk=8)
+    engine = Engine(model, n_blocks=64, block_size=4, max_batch_tokens=12, prefill_chunk=8, max_batch=4)
     rid = engine.add_request(w.prompts[0], 10, eos_id=eos)
     res = engine.run()
     assert res.tokens[rid] == solo[0][: solo[0].index(eos) + 1] and res.requests[rid].done == "eos"
@@ -125,6 +125,7 @@ def test_abort_gives_the_blocks_back(course):
     (dict(n_blocks=8, max_batch_tokens=0), "max_batch_tokens"),
     (dict(n_blocks=8, prefill_chunk=0), "prefill_chunk"),
     (dict(n_blocks=8, costs="fast"), "costs"),
+    (dict(n_blocks=8, max_batch_tokens=4, max_batch=8), "max_batch_tokens \\(4\\) must be >= max_batch \\(8\\)"),
 ])
 def test_bad_engine_settings_are_clear_value_errors(course, kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -176,3 +177,15 @@ def test_fitted_step_costs_are_non_negative_and_unbiased():
     errors = [model.seconds(len(s["decode"]), sum(n for _, n in s["prefill"])) - (s["end_s"] - s["start_s"])
               for s in steps if s["decode"] or s["prefill"]]
     assert abs(sum(errors) / len(errors)) < 1e-6  # no bias: the mean residual of a least-squares fit is 0
+
+
+def test_a_stall_of_the_machine_does_not_pull_the_fitted_costs_up():
+    steps, t = [], 0.0
+    for i in range(40):
+        n_dec, n_pre = i % 7, (i * 13) % 50
+        dt = 1e-3 + 1e-4 * n_dec + 1e-5 * n_pre + (60e-3 if i == 17 else 0.0)  # one 60 ms stall
+        steps.append({"start_s": t, "end_s": t + dt, "decode": list(range(n_dec)),
+                      "prefill": [(0, n_pre)] if n_pre else []})
+        t += dt
+    model = StepCostModel.fit(steps)
+    assert model.seconds(3, 20) == pytest.approx(1e-3 + 3e-4 + 2e-4, rel=1e-6)

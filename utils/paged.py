@@ -111,7 +111,7 @@ class PagedKVCache(Cache):
         real = [T_new] * B if new_mask is None else [int(m) for m in new_mask.sum(dim=1).tolist()]
         needed = self._blocks_needed(real)
         if needed > self.pool.n_free():  # checked before anything changes: a failed step leaves no trace
-            raise PoolExhausted(f"this step needs {needed} more blocks of {self.pool.block_size} tokens but the pool "
+            raise PoolExhausted(f"this step needs {needed} more block(s) of {self.pool.block_size} tokens but the pool "
                                 f"has {self.pool.n_free()} free of {self.pool.n_blocks}: make n_blocks larger")
         new = torch.full((B, T_new), -1, dtype=torch.long)  # (B, T_new)
         for b, m in enumerate(real):

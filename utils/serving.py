@@ -89,23 +89,32 @@ class StepCostModel:
 
     @classmethod
     def fit(cls, steps: list[dict]) -> "StepCostModel":
-        """Non-negative least squares on the iterations of a real ``EngineRun`` (``run.steps``)."""
+        """Non-negative least squares on the iterations of a real ``EngineRun`` (``run.steps``), fitted again
+        without the iterations a stall of the machine made more than 3x longer than the first fit predicts."""
         rows = [s for s in steps if s["decode"] or s["prefill"]]
         if len(rows) < 4:
             raise ValueError(f"fitting step costs needs at least 4 busy iterations, got {len(rows)}")
         X = np.array([[1.0, (len(s["decode"]) > 0) + (len(s["prefill"]) > 0), len(s["decode"]),
                        sum(n for _, n in s["prefill"])] for s in rows])
         y = np.array([s["end_s"] - s["start_s"] for s in rows])
-        # Least squares with every coefficient >= 0: a coefficient that comes out negative is set to 0 and
-        # the others are fitted again without it (clipping after one fit would bias every prediction).
-        keep, coef = list(range(X.shape[1])), np.zeros(X.shape[1])
-        while keep:
-            fit = np.linalg.lstsq(X[:, keep], y, rcond=None)[0]
-            if (fit >= 0).all():
-                coef[keep] = fit
-                break
-            keep.pop(int(np.argmin(fit)))
+        coef = _nonnegative_lstsq(X, y)
+        ok = y <= 3 * np.maximum(X @ coef, 1e-9)  # an iteration a stall of the machine made 3x longer: left out
+        if 4 <= ok.sum() < len(y):
+            coef = _nonnegative_lstsq(X[ok], y[ok])
         return cls(*(float(c) for c in coef))
+
+
+def _nonnegative_lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least squares with every coefficient >= 0: a coefficient that comes out negative is set to 0 and the
+    others are fitted again without it (clipping after one fit would bias every prediction)."""
+    keep, coef = list(range(X.shape[1])), np.zeros(X.shape[1])
+    while keep:
+        fit = np.linalg.lstsq(X[:, keep], y, rcond=None)[0]
+        if (fit >= 0).all():
+            coef[keep] = fit
+            break
+        keep.pop(int(np.argmin(fit)))
+    return coef
 
 
 @dataclass
@@ -134,6 +143,9 @@ class Engine:
         cfg = model.cfg if costs is None else getattr(model, "cfg", model)
         check_int("max_batch_tokens", max_batch_tokens)
         check_int("max_batch", max_batch)
+        if max_batch_tokens < max_batch:
+            raise ValueError(f"max_batch_tokens ({max_batch_tokens}) must be >= max_batch ({max_batch}): every "
+                             "running request decodes one token per iteration")
         self.prefill_chunk = math.inf if prefill_chunk is None else check_int("prefill_chunk", prefill_chunk)
         self.model, self.costs, self.prefix_caching = model, costs, bool(prefix_caching)
         self.max_batch_tokens, self.max_batch = max_batch_tokens, max_batch
