@@ -1,0 +1,145 @@
+"""Speculative decoding: a cheap draft proposes k tokens, the target checks them in one forward pass.
+
+One **round**, with S the tokens so far (prompt + accepted) and both caches holding ``S[:-1]`` or less:
+
+1. the draft proposes ``d_1 .. d_k``: it runs what it has not seen of S, then k - 1 more single steps
+   (a prompt-lookup draft copies the k tokens that followed the last n-gram of S where it occurred before);
+2. the target runs ``[S[-1], d_1, .., d_k]`` as one chunk: k + 1 logits, one per position, in one pass;
+3. accept ``d_i`` while it agrees with the target (greedy: it is the target's argmax; sampling: with
+   probability ``min(1, p(d_i) / q(d_i))``); at the first refusal take the target's own pick instead
+   (greedy: its argmax; sampling: a draw from the residual ``max(0, p - q)``, renormalised); if all k
+   pass, take a bonus token from the last logits. A round adds between 1 and k + 1 tokens;
+4. **roll the caches back**: the target cached K/V for every draft token, accepted or not, and the draft
+   for its own proposals: both are cropped (``cache.crop``) to the accepted length. Without the crop the
+   next round would attend to rejected tokens, at positions that now hold other tokens.
+
+Greedy, this gives exactly the target's own greedy tokens (up to float rounding of a chunk against
+single steps); sampling, the accept/reject rule keeps the target's distribution exactly, whatever the
+draft. The speed-up needs cheap draft calls and a high acceptance rate; on a CPU with a tiny target,
+a target call costs little more than a draft call, so it can be below 1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .cache import KVCache
+from .sampling import filtered_probs
+from .validate import as_id_batch, check_int, check_model, check_sampling_args
+
+
+@dataclass
+class SpeculativeResult:
+    """What ``speculative_generate`` returns. ``rounds``: per round, proposed / accepted / added tokens and
+    the two caches' lengths after the rollback."""
+
+    tokens: torch.Tensor  # (n,) new tokens
+    acceptance_rate: float  # accepted draft tokens / proposed draft tokens
+    target_calls: int  # forward passes of the target (the prefill included)
+    draft_calls: int  # forward passes of the draft (0 for prompt lookup)
+    rounds: list[dict] = field(default_factory=list)
+
+
+class PromptLookup:
+    """A weight-free draft: propose the ``k`` tokens that followed the last occurrence of the sequence's
+    final n-gram (n = ``max_ngram`` down to 1) earlier in the sequence; nothing if it never occurred."""
+
+    def __init__(self, max_ngram: int = 3) -> None:
+        self.max_ngram = check_int("max_ngram", max_ngram)
+
+    def propose(self, seq: list[int], k: int) -> list[int]:
+        for n in range(min(self.max_ngram, len(seq) - 1), 0, -1):
+            tail = seq[-n:]
+            for start in range(len(seq) - n - 1, -1, -1):  # the latest earlier occurrence first
+                if seq[start:start + n] == tail:
+                    return seq[start + n:start + n + k]
+        return []
+
+
+def _pick(probs: torch.Tensor, generator) -> int:
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: int = 4, temperature: float = 0.0,
+                         top_k: int | None = None, top_p: float | None = None, seed: int | None = None
+                         ) -> SpeculativeResult:
+    """``max_new_tokens`` tokens of ``target`` after ``input_ids`` (one prompt), drafted ``k`` at a time by
+    ``draft`` (a smaller model with the same vocabulary, or a ``PromptLookup``). See the module docstring."""
+    check_model(target, "target")
+    lookup = isinstance(draft, PromptLookup)
+    if not lookup:
+        check_model(draft, "draft")
+        if draft.cfg.vocab_size != target.cfg.vocab_size:
+            raise ValueError(f"the draft's vocabulary ({draft.cfg.vocab_size} tokens) differs from the target's "
+                             f"({target.cfg.vocab_size}): its token ids would mean other words")
+    ids = as_id_batch(input_ids)
+    if ids.shape[0] != 1:
+        raise ValueError(f"speculative_generate takes one prompt ([T] or [1, T]), got {ids.shape[0]} rows")
+    check_int("max_new_tokens", max_new_tokens, minimum=0)
+    check_int("k", k)
+    check_sampling_args(torch.zeros(1, 1), temperature, top_k, top_p)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
+    gen = torch.Generator().manual_seed(seed) if seed is not None else None
+
+    def dist(logits: torch.Tensor) -> torch.Tensor:  # (n, V) -> (n, V): what sampling would draw from
+        return filtered_probs(logits, temperature, top_k, top_p)
+
+    seq = ids[0].tolist()
+    T0, rounds, proposed, accepted = len(seq), [], 0, 0
+    t_cache, d_cache = KVCache(), KVCache()
+    target_calls = draft_calls = 0
+    with torch.inference_mode():
+        target.eval()
+        if len(seq) > 1:  # the target holds S[:-1]: its last token goes in with the first draft
+            target(ids[:, :-1], cache=t_cache)
+            target_calls += 1
+        while len(seq) - T0 < max_new_tokens:
+            n = min(k, max_new_tokens - (len(seq) - T0))  # no point drafting past the end
+            # 1. the draft proposes up to n tokens, with its distributions q (one-hot for prompt lookup)
+            if lookup:
+                drafts = draft.propose(seq, n)
+                q = [None] * len(drafts)
+            else:
+                drafts, q = [], []
+                logits = draft(torch.tensor([seq[d_cache.seq_len:]]), cache=d_cache)[0, -1:]  # (1, V)
+                draft_calls += 1
+                for i in range(n):
+                    qi = dist(logits)[0]  # (V,)
+                    drafts.append(_pick(qi, gen) if temperature > 0 else int(qi.argmax()))
+                    q.append(qi)
+                    if i < n - 1:
+                        logits = draft(torch.tensor([[drafts[-1]]]), cache=d_cache)[0, -1:]
+                        draft_calls += 1
+            # 2. the target scores S[-1] and every draft in one pass: logits for k + 1 positions
+            p = dist(target(torch.tensor([seq[t_cache.seq_len:] + drafts]), cache=t_cache)[0, -(len(drafts) + 1):])
+            target_calls += 1
+            # 3. accept, then the target's own token (a correction, or the bonus after k accepted)
+            n_ok = 0
+            for i, d in enumerate(drafts):
+                if temperature == 0:
+                    ok = int(p[i].argmax()) == d
+                else:
+                    q_d = 1.0 if q[i] is None else float(q[i][d])
+                    ok = float(torch.rand(1, generator=gen)) < min(1.0, float(p[i][d]) / q_d)
+                if not ok:
+                    break
+                n_ok += 1
+            if n_ok < len(drafts) and temperature > 0:  # refused: draw from what p has beyond q
+                q_i = torch.zeros_like(p[n_ok]) if q[n_ok] is None else q[n_ok]
+                if q[n_ok] is None:
+                    q_i[drafts[n_ok]] = 1.0
+                residual = (p[n_ok] - q_i).clamp(min=0)  # (V,)
+                extra = _pick(residual / residual.sum(), gen) if residual.sum() > 0 else _pick(p[n_ok], gen)
+            else:
+                extra = int(p[n_ok].argmax()) if temperature == 0 else _pick(p[n_ok], gen)
+            seq += drafts[:n_ok] + [extra]
+            proposed, accepted = proposed + len(drafts), accepted + n_ok
+            # 4. roll back: both caches keep only the accepted history, S[:-1]
+            t_cache.crop(len(seq) - 1)
+            d_cache.crop(min(d_cache.seq_len, len(seq) - 1))
+            rounds.append({"proposed": drafts, "accepted": n_ok, "added": drafts[:n_ok] + [extra],
+                           "target_len": t_cache.seq_len, "draft_len": d_cache.seq_len})
+    tokens = torch.tensor(seq[T0:T0 + max_new_tokens], dtype=torch.long)
+    return SpeculativeResult(tokens, accepted / proposed if proposed else 0.0, target_calls, draft_calls, rounds)
