@@ -109,3 +109,21 @@ def test_bad_input_is_a_clear_value_error(course, small_draft):
         speculative_generate(model, small_draft, ids, 5, temperature=-1)
     with pytest.raises(ValueError, match="max_ngram"):
         PromptLookup(0)
+
+
+def test_the_shipped_draft_model_is_small_and_learned_the_course_language(course):
+    import json
+
+    from safetensors import safe_open
+
+    from utils.course_model import DRAFT_CONFIG, DRAFT_WEIGHTS_PATH, load_draft_model
+
+    assert DRAFT_WEIGHTS_PATH.stat().st_size <= 2**20  # ships inside the package: at most 1 MB
+    draft = load_draft_model()
+    assert draft.cfg == DRAFT_CONFIG and draft.cfg.vocab_size == course[0].cfg.vocab_size
+    with safe_open(str(DRAFT_WEIGHTS_PATH), framework="pt") as f:
+        history = json.loads(f.metadata()["history"])
+    assert history["heldout_loss"][-1] < history["unigram_heldout_loss"] / 2  # far better than word counts
+    ids = torch.tensor([course[1].encode(PROMPTS[0])])
+    res = speculative_generate(course[0], draft, ids, 40, k=3)
+    assert torch.equal(res.tokens, generate(course[0], ids, 40).tokens[0]) and res.acceptance_rate > 0.3

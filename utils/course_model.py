@@ -37,6 +37,7 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 WEIGHTS_PATH = DATA_DIR / "course_model.safetensors"
 TOKENIZER_PATH = DATA_DIR / "course_tokenizer.json"
 TRAINING_LOG_PATH = DATA_DIR / "course_model_training.json"
+DRAFT_WEIGHTS_PATH = DATA_DIR / "course_draft.safetensors"  # the small draft of speculative decoding
 
 COURSE_CONFIG = ModelConfig(
     vocab_size=len(vocabulary()),
@@ -45,6 +46,19 @@ COURSE_CONFIG = ModelConfig(
     n_kv_heads=2,
     d_model=128,
     d_ff=344,
+    max_seq_len=256,
+)
+
+# The draft model of notebook 12 (speculative decoding): the same tokenizer and corpus, one block, a
+# quarter of the width. About 1/15 of the course model's parameters; trained by the same recipe
+# (``python -m utils.course_model --train --draft``).
+DRAFT_CONFIG = ModelConfig(
+    vocab_size=len(vocabulary()),
+    n_layers=1,
+    n_heads=2,
+    n_kv_heads=1,
+    d_model=64,
+    d_ff=172,
     max_seq_len=256,
 )
 
@@ -204,14 +218,21 @@ def train(
     return model.eval(), history
 
 
-def save_course_model(model: Decoder, history: dict | None = None, data_dir: str | Path = DATA_DIR) -> None:
-    """Write the weights (safetensors), the vocabulary and the training log into ``data_dir``."""
+def save_course_model(model: Decoder, history: dict | None = None, data_dir: str | Path = DATA_DIR,
+                      draft: bool = False) -> None:
+    """Write the weights (safetensors), the vocabulary and the training log into ``data_dir``
+    (``draft=True``: the draft model's weights only)."""
     from safetensors.torch import save_file
 
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}  # fp32: ~3 MB
-    weights = data_dir / WEIGHTS_PATH.name
+    weights = data_dir / (DRAFT_WEIGHTS_PATH if draft else WEIGHTS_PATH).name
+    if draft:
+        meta = {"config": json.dumps(asdict(model.cfg)), "history": json.dumps(history or {})}
+        save_file(state, str(weights), metadata=meta)
+        weights.chmod(0o644)
+        return
     save_file(state, str(weights), metadata={"config": json.dumps(asdict(model.cfg))})
     weights.chmod(0o644)  # safetensors creates the file owner-only; a shipped file must be world-readable
     course_tokenizer().to_json(data_dir / TOKENIZER_PATH.name)
@@ -246,13 +267,33 @@ def load_course_model(data_dir: str | Path = DATA_DIR) -> tuple[Decoder, Tokeniz
     return model.eval(), tok
 
 
+def load_draft_model(data_dir: str | Path = DATA_DIR) -> Decoder:
+    """The small draft model of speculative decoding (eval mode; same tokenizer as the course model)."""
+    from safetensors.torch import load_file
+
+    path = Path(data_dir) / DRAFT_WEIGHTS_PATH.name
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; run `python -m utils.course_model --train --draft` to create it")
+    model = Decoder(DRAFT_CONFIG)
+    model.load_state_dict(load_file(str(path)), strict=True)
+    return model.eval()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--train", action="store_true", help="train from scratch and rewrite utils/data/")
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=THREADS, help="torch threads while training")
+    parser.add_argument("--draft", action="store_true", help="the small draft model of notebook 12 instead")
     args = parser.parse_args(argv)
+    if args.train and args.draft:
+        model, hist = train(steps=args.steps, seed=args.seed, threads=args.threads, cfg=DRAFT_CONFIG)
+        save_course_model(model, hist, draft=True)
+        print(f"draft model: {model.cfg.n_params:,} parameters, held-out loss {hist['heldout_loss'][-1]:.4f} "
+              f"nats/token (unigram {hist['unigram_heldout_loss']:.4f}), {hist['seconds']:.1f} s; "
+              f"{DRAFT_WEIGHTS_PATH.stat().st_size:,} bytes -> {DRAFT_WEIGHTS_PATH}")
+        return
     if not args.train:
         model, tok = load_course_model()
         print(f"course model: {model.cfg.n_params:,} parameters, V={tok.vocab_size}; pass --train to retrain")
