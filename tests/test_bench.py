@@ -29,11 +29,11 @@ def quick(tmp_path_factory):
     return proc.stdout, json.loads(out.read_text())
 
 
-def test_quick_run_prints_all_five_cases_and_the_goals(quick):
+def test_quick_run_prints_all_six_cases_and_the_goals(quick):
     table, _ = quick
     for heading in ("1. Cached decode vs full recompute", "2. Our generate vs transformers",
                     "3. TTFT vs prompt length", "through the modules", "4. Batch-1 decode step vs memory bandwidth",
-                    "5. Serving", "engine throughput / one at a time", "Goals"):
+                    "5. Serving", "engine throughput / one at a time", "6. Speculative decoding", "Goals"):
         assert heading in table
     assert "quick mode" in table  # the tiny sizes say nothing about the goals, and the table says so
 
@@ -42,7 +42,7 @@ def test_json_holds_samples_and_correctness_checks(quick):
     _, res = quick
     assert res["quick"] is True and res["machine"]["threads"] == 1
     cases = res["cases"]
-    assert set(cases) == {"1", "2", "3", "4", "5"}
+    assert set(cases) == {"1", "2", "3", "4", "5", "6"}
     c1 = cases["1"]
     assert c1["same_tokens"] is True  # the cache changes the speed, never the tokens
     assert len(c1["cached"]["tpot_s"]["samples"]) == c1["cached"]["tpot_s"]["n"] >= 2
@@ -68,11 +68,16 @@ def test_json_holds_samples_and_correctness_checks(quick):
         assert c5[name]["tokens_per_s"]["n"] == bench.QUICK.repeats[5] and c5[name]["ttft_p95_s"]["median"] > 0
     assert c5["throughput_over_fifo"]["median"] == pytest.approx(
         c5["engine"]["tokens_per_s"]["median"] / c5["fifo"]["tokens_per_s"]["median"])  # one round: the ratio itself
+    c6 = cases["6"]
+    assert c6["same_tokens"] is True  # speculative greedy decoding gives the target's own tokens
+    for name, v in c6["variants"].items():
+        assert 0 <= v["acceptance_rate"] <= 1 and len(v["speedup"]["samples"]) == bench.QUICK.repeats[6], name
+        assert v["target_calls"] <= 1 + c6["new_tokens"]
 
 
 def test_cli_rejects_unknown_cases():
     with pytest.raises(SystemExit):
-        bench.main(["--cases", "6", "--quick"])
+        bench.main(["--cases", "7", "--quick"])
 
 
 def test_stats_median_quartiles_and_paired_ratio():

@@ -1,6 +1,6 @@
 """The performance benchmark: ``python -m utils.bench`` (or ``make bench``).
 
-Five cases, each measured side by side in one run on this machine (float32, batch 1, the
+Six cases, each measured side by side in one run on this machine (float32, batch 1, the
 compared variants interleaved, medians with their quartiles):
 
   1. cached decode against full recompute, prompt 256 -> 128 new tokens      goal: >= 10x
@@ -13,8 +13,10 @@ compared variants interleaved, medians with their quartiles):
   5. serving seeded Poisson arrivals on the course model: the serving engine (``utils.serving``,
      continuous batching with chunked prefill on paged blocks) against one request at a time and
      static batches: throughput and p95 TTFT
+  6. speculative decoding (``utils.speculative``) with the shipped draft model and with prompt lookup,
+     for several k, against plain greedy decoding on the course model: speed-up and acceptance rate
 
-The cases are measured by ``utils.bench_cases`` (1, 2, 5) and ``utils.perf`` (3, 4). It prints a
+The cases are measured by ``utils.bench_cases`` (1, 2, 5, 6) and ``utils.perf`` (3, 4). It prints a
 table and writes every sample to a JSON file (default ``bench-results.json``).
 
     python -m utils.bench                 # everything, a few minutes
@@ -59,8 +61,8 @@ class Sizes:
 
 
 FULL = Sizes("small", "100M", 256, 128, (64, 128, 256, 512, 1024), 256, 512 * 2**20,
-             {1: 5, 2: 11, 3: 5, 4: 11, 5: 3}, 32)
-QUICK = Sizes("tiny", "tiny", 16, 8, (8, 16, 32), 16, 8 * 2**20, {1: 2, 2: 2, 3: 2, 4: 3, 5: 1}, 6)
+             {1: 5, 2: 11, 3: 5, 4: 11, 5: 3, 6: 7}, 32)
+QUICK = Sizes("tiny", "tiny", 16, 8, (8, 16, 32), 16, 8 * 2**20, {1: 2, 2: 2, 3: 2, 4: 3, 5: 1, 6: 2}, 6)
 
 
 def _shape(cfg) -> str:
@@ -72,7 +74,7 @@ def _rounds(case: int, sizes: Sizes, repeats: int | None) -> int:
     return repeats if repeats is not None else sizes.repeats[case]
 
 
-def run(cases=(1, 2, 3, 4, 5), quick: bool = False, threads: int = 2, repeats: int | None = None,
+def run(cases=(1, 2, 3, 4, 5, 6), quick: bool = False, threads: int = 2, repeats: int | None = None,
         progress: bool = True) -> dict:
     """Run the chosen cases with ``threads`` torch threads; return every result (``Stats`` inside)."""
     with torch_threads(threads):
@@ -133,6 +135,9 @@ def _run(cases, sizes: Sizes, quick: bool, threads: int, repeats: int | None, pr
             res = bench_cases.serving_policies(model, sizes.n_requests, _rounds(5, sizes, repeats), progress=bar)
             res["shape"] = _shape(model.cfg)
             results["cases"][5] = res
+        if 6 in cases:
+            results["cases"][6] = bench_cases.speculative_vs_greedy(
+                _rounds(6, sizes, repeats), new_tokens=16 if quick else 64, progress=bar)
     finally:
         if bar is not None:
             bar.close()
@@ -268,6 +273,16 @@ def format_table(results: dict) -> str:
         lines.append(f"   engine throughput / one at a time {_q(c['throughput_over_fifo'])}x, / static batches "
                      f"{_q(c['throughput_over_static'])}x (static: B <= {c['max_batch']}, 20 ms timeout; engine: "
                      f"{c['n_blocks']} blocks of {c['block_size']}); same tokens as solo runs: {c['same_tokens']}")
+    if 6 in cases:
+        c = cases[6]
+        lines += ["", f"6. Speculative decoding on the course model (target) vs plain greedy: prompt {c['prompt_len']} -> "
+                      f"{c['new_tokens']} new tokens; plain {_q(c['plain'], 1e3)} ms",
+                  f"   {'':14s} {'ms':>22s} {'speed-up':>20s} {'accepted':>9s} {'target/draft passes':>20s}"]
+        for name, v in c["variants"].items():
+            lines.append(f"   {name:14s} {_q(v['seconds'], 1e3):>22s} {_q(v['speedup']):>20s} "
+                         f"{v['acceptance_rate']:9.0%} {v['target_calls']:>10d} / {v['draft_calls']:<8d}")
+        lines.append(f"   same tokens as plain greedy: {c['same_tokens']} (a tiny target on a CPU costs little more "
+                     "per pass than its draft: the speed-up can be below 1)")
     if results["goals"]:
         lines += ["", "Goals" + ("  (quick mode: tiny sizes, these say nothing; the goals are for the full run)"
                                  if results["quick"] else "")]
@@ -296,7 +311,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m utils.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds (for the test)")
     parser.add_argument("--out", default="bench-results.json", help="JSON file (default: bench-results.json)")
-    parser.add_argument("--cases", default="1,2,3,4,5", help="comma-separated cases to run (default: 1,2,3,4,5)")
+    parser.add_argument("--cases", default="1,2,3,4,5,6", help="comma-separated cases to run (default: 1,2,3,4,5,6)")
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default: 2)")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: per case)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -304,9 +319,9 @@ def main(argv=None) -> int:
     try:
         cases = sorted({int(c) for c in args.cases.split(",") if c.strip()})
     except ValueError:
-        parser.error(f"--cases must be numbers from 1 to 5, got {args.cases!r}")
-    if not cases or not set(cases) <= {1, 2, 3, 4, 5}:
-        parser.error(f"--cases must be numbers from 1 to 5, got {args.cases!r}")
+        parser.error(f"--cases must be numbers from 1 to 6, got {args.cases!r}")
+    if not cases or not set(cases) <= {1, 2, 3, 4, 5, 6}:
+        parser.error(f"--cases must be numbers from 1 to 6, got {args.cases!r}")
     if args.threads < 1 or (args.repeats is not None and args.repeats < 1):
         parser.error("--threads and --repeats must be >= 1")
     results = run(cases, quick=args.quick, threads=args.threads, repeats=args.repeats,

@@ -232,3 +232,35 @@ def serving_policies(model, n_requests: int, rounds: int, prompt_lens=(16, 64), 
         out[f"throughput_over_{other}"] = Stats([e["tokens_per_s"] / o["tokens_per_s"]
                                                  for e, o in zip(runs["engine"], runs[other])])
     return out
+
+
+# --- case 6: speculative decoding against plain greedy decoding ------------------------------------
+
+def speculative_vs_greedy(rounds: int, new_tokens: int = 64, ks=(1, 2, 4), progress=None) -> dict:
+    """The course model generating ``new_tokens`` greedy tokens after a course prompt: plainly
+    (``generate``), and by ``utils.speculative`` with the shipped draft model and with prompt lookup,
+    for each draft length k, interleaved round by round. Per variant: seconds, the speed-up over plain
+    (paired), the acceptance rate and the forward passes; and whether every variant gave the same tokens."""
+    from .course_model import load_course_model, load_draft_model
+    from .speculative import PromptLookup, speculative_generate
+
+    model, tok = load_course_model()
+    draft = load_draft_model()
+    ids = torch.tensor([tok.encode("<BOS> 他 喜欢 猫 。 她 也 喜欢 狗 。 我们 有 两 只 白 猫 。 他们")])  # (1, T)
+    variants = {"plain": lambda: generate(model, ids, new_tokens).tokens[0]}
+    for k in ks:
+        variants[f"draft k={k}"] = lambda k=k: speculative_generate(model, draft, ids, new_tokens, k=k)
+        variants[f"lookup k={k}"] = lambda k=k: speculative_generate(model, PromptLookup(), ids, new_tokens, k=k)
+    times = time_interleaved(variants, rounds, progress=progress)  # after one warm-up round
+    reference = variants["plain"]()
+    out = {"new_tokens": new_tokens, "prompt_len": ids.shape[1], "same_tokens": True, "variants": {}}
+    for name, fn in variants.items():
+        if name == "plain":
+            continue
+        res = fn()
+        out["same_tokens"] &= bool(torch.equal(res.tokens, reference))
+        out["variants"][name] = {"seconds": times[name], "speedup": paired_ratio(times["plain"], times[name]),
+                                 "acceptance_rate": res.acceptance_rate, "target_calls": res.target_calls,
+                                 "draft_calls": res.draft_calls}
+    out["plain"] = times["plain"]
+    return out
