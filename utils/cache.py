@@ -44,6 +44,10 @@ class Cache:
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         raise NotImplementedError
 
+    def observe_queries(self, layer: int, q: torch.Tensor) -> None:
+        """The new queries ``[B, H, T_new, d_h]`` of ``layer``, before ``update``. A cache that evicts by
+        the attention its keys receive (``utils.kv_evict``) keeps them; the others need nothing."""
+
     def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None) -> None:
         """Called by the model before its layers write ``T_new`` positions (``new_mask``: which are real).
         Contiguous caches need nothing; a paged cache finds the new tokens their slots here."""

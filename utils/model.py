@@ -55,6 +55,7 @@ class Attention(nn.Module):
         # RoPE (``attention.apply_rope``, in its three-op form); keys are cached already rotated
         q, k = apply_rope_rolled(q, *rope), apply_rope_rolled(k, *rope)
         if cache is not None:
+            cache.observe_queries(layer_idx, q)  # only a cache that evicts by attention received uses them
             k, v = cache.update(layer_idx, k, v)  # (B, H_kv, T_past + T, d_h): history + new
         if self.impl == "sdpa" and T == 1 and not is_causal:
             # Decode: the one new query of each head sees every cached key (mask None, or one row
