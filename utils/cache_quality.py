@@ -1,0 +1,85 @@
+"""How much a lossy KV cache (quantized, evicting) changes the model: measured against the exact cache.
+
+``compare_cache(model, ids, make_cache, n_prefill)`` runs the text ``ids`` twice, teacher-forced: the first
+``n_prefill`` tokens as a prefill, then one true token per decode step, once with an exact ``KVCache`` and
+once with ``make_cache()``. At every decode step it compares the two next-token distributions. It reports:
+
+    max_logit_diff   the largest |logit difference| over all steps and tokens
+    greedy_match     the share of steps where both pick the same greedy token
+    loss_exact       the mean negative log-likelihood of the true next tokens (nats/token), exact cache
+    loss_cache       the same with the cache under test: how much worse it predicts the held-out text
+    nbytes           the cache's bytes after the last step, next to the exact cache's (``nbytes_exact``)
+
+Teacher forcing keeps both runs on the same text, so a single early disagreement does not send the
+two down different paths and every later step is still compared. ``held_out_docs`` gives documents of
+the course language the model never trained on (``utils.corpus``'s held-out split).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+from .cache import KVCache
+from .validate import as_id_batch, check_int
+
+
+@dataclass(frozen=True)
+class CacheQuality:
+    max_logit_diff: float
+    greedy_match: float
+    loss_exact: float
+    loss_cache: float
+    nbytes: int
+    nbytes_exact: int
+
+    @property
+    def bytes_ratio(self) -> float:
+        return self.nbytes / self.nbytes_exact
+
+
+def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int = 1) -> list[torch.Tensor]:
+    """``n_docs`` held-out documents of the course language of at least ``min_tokens`` tokens, each
+    ``[1, T]``. (The course model trained on documents of at most 15 tokens: beyond that length its
+    predictions are not meaningful, so quality is measured document by document.)"""
+    from .corpus import make_splits
+
+    check_int("n_docs", n_docs)
+    check_int("min_tokens", min_tokens, minimum=2)
+    _, docs = make_splits(0, 40 * n_docs, seed)
+    out = [torch.tensor([tokenizer.encode(d)]) for d in docs]
+    out = [ids for ids in out if ids.shape[1] >= min_tokens][:n_docs]
+    if len(out) < n_docs:
+        raise ValueError(f"only {len(out)} held-out documents have {min_tokens} tokens or more")
+    return out
+
+
+def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int) -> CacheQuality:
+    """Teacher-forced comparison of ``make_cache()`` with an exact ``KVCache`` on ``texts`` (one ``[1, T]``
+    text or a list of them, each run with fresh caches; the numbers pool every decode step; ``nbytes``:
+    the last text's caches). See the module docstring."""
+    texts = [texts] if isinstance(texts, torch.Tensor) else list(texts)
+    check_int("n_prefill", n_prefill)
+    max_diff, same, nll_exact, nll_cache, n = 0.0, 0, 0.0, 0.0, 0
+    with torch.inference_mode():
+        model.eval()
+        for ids in texts:
+            ids = as_id_batch(ids)
+            T = ids.shape[1]
+            if n_prefill >= T:
+                raise ValueError(f"n_prefill ({n_prefill}) must leave at least one token to decode in a text of {T}")
+            exact, other = KVCache(), make_cache()
+            a = model(ids[:, :n_prefill], cache=exact)[:, -1].float()  # (1, V)
+            b = model(ids[:, :n_prefill], cache=other)[:, -1].float()
+            for t in range(n_prefill, T):
+                truth = ids[:, t]  # (1,)
+                max_diff = max(max_diff, float((a - b).abs().max()))
+                same += int(a.argmax(-1) == b.argmax(-1))
+                nll_exact -= float(a.log_softmax(-1)[0, truth])
+                nll_cache -= float(b.log_softmax(-1)[0, truth])
+                n += 1
+                if t + 1 < T:
+                    a = model(truth[:, None], cache=exact)[:, -1].float()
+                    b = model(truth[:, None], cache=other)[:, -1].float()
+    return CacheQuality(max_diff, same / n, nll_exact / n, nll_cache / n, other.nbytes, exact.nbytes)
