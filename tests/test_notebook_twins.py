@@ -103,3 +103,27 @@ def test_translations_pair_strings_where_they_stand_never_across_a_reordered_f_s
     same_order = 'print(f"{n} 倍，每个请求的 TPOT 为 {t:.1f} ms")'
     assert nbzh.translations('print(f"{n} x, TPOT {t:.1f} ms per request")', same_order) == {
         " x, TPOT ": " 倍，每个请求的 TPOT 为 ", " ms per request": " ms"}
+
+
+def test_a_changed_english_string_in_unchanged_code_is_flagged_not_kept_silently():
+    old_en = _nb(("code", "check('the label', True)"))
+    twin, _ = nbzh.sync_twin(old_en, None)
+    twin.cells[0].source = "check('标签', True)"
+    new_en = _nb(("code", "check('a much better label here', True)"))
+    old_english = {nbzh.en_hash(c.source): c.source for c in old_en.cells}
+    synced, todo = nbzh.sync_twin(new_en, twin, old_english)  # the old English is known: rebuilt
+    assert synced.cells[0].source == "check('a much better label here', True)" and any("much better" in t for t in todo)
+    synced, todo = nbzh.sync_twin(new_en, twin, {})  # not known (never committed): kept, and flagged
+    assert synced.cells[0].source == "check('标签', True)"
+    assert todo == ["cell 0: the English changed: update this translation"]
+
+
+def test_a_pending_todo_survives_a_second_run():
+    en = _nb(("md", "Intro"))
+    twin, _ = nbzh.sync_twin(en, None)
+    twin.cells[0].source = "介绍"
+    twin.cells[0].metadata[nbzh.KEY].pop("todo")
+    flagged, _ = nbzh.sync_twin(_nb(("md", "A new intro")), twin)
+    again, todo = nbzh.sync_twin(_nb(("md", "A new intro")), flagged)
+    assert todo == ["cell 0: the English changed: update this translation"]
+    assert nbzh.check_twin(_nb(("md", "A new intro")), again)

@@ -127,3 +127,18 @@ def test_the_shipped_draft_model_is_small_and_learned_the_course_language(course
     ids = torch.tensor([course[1].encode(PROMPTS[0])])
     res = speculative_generate(course[0], draft, ids, 40, k=3)
     assert torch.equal(res.tokens, generate(course[0], ids, 40).tokens[0]) and res.acceptance_rate > 0.3
+
+
+def test_without_the_rollback_the_rejected_drafts_corrupt_the_output_and_a_recompute_check_catches_it(course):
+    """The bug-lab check: the target's greedy run is the reference; skipping the crop keeps rejected K/V."""
+    from utils.course_model import load_draft_model
+
+    model, tok = course
+    ids = torch.tensor([tok.encode(PROMPTS[1])])
+    reference = generate(model, ids, 30).tokens[0]
+    good = speculative_generate(model, load_draft_model(), ids, 30, k=4)
+    broken = speculative_generate(model, load_draft_model(), ids, 30, k=4, rollback=False)
+    assert torch.equal(good.tokens, reference)
+    assert not torch.equal(broken.tokens, reference)  # caught: the tokens drift from the target's own
+    assert any(r["target_len"] > ids.shape[1] + sum(len(x["added"]) for x in broken.rounds[:i + 1]) - 1
+               for i, r in enumerate(broken.rounds))  # the target's cache holds more than the accepted history

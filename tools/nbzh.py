@@ -211,7 +211,8 @@ def sync_twin(en: nbformat.NotebookNode, zh: nbformat.NotebookNode | None,
             was = old[i1 + k] if tag in ("equal", "replace") and i1 + k < i2 else None
             if was is not None and was.cell_type != en.cells[j].cell_type:
                 was = None
-            cell = _twin_cell(en.cells[j], was, tag == "equal", table)
+            known = was is not None and was.metadata.get(KEY, {}).get("en") in (old_english or {})
+            cell = _twin_cell(en.cells[j], was, tag == "equal", table, known)
             if cell.metadata[KEY].get("todo"):
                 notes.append(f"cell {j}: {cell.metadata[KEY]['todo']}")
             cells.append(cell)
@@ -219,28 +220,39 @@ def sync_twin(en: nbformat.NotebookNode, zh: nbformat.NotebookNode | None,
     return new_nb, notes
 
 
-def _twin_cell(en_cell, was, unchanged: bool, table: dict[str, str]):
+def _twin_cell(en_cell, was, unchanged: bool, table: dict[str, str], known: bool = False):
+    """The Chinese cell for ``en_cell``, from the twin's old cell ``was``: kept when the English is
+    unchanged (with any pending todo); for changed English code, rebuilt from the new code with the old
+    translations put back when the English it was made from is known (``known``: in the committed
+    English), else kept and flagged; for changed markdown, kept and flagged."""
     meta = {"en": en_hash(en_cell.source)}
-    if was is not None and "english_ok" in was.metadata.get(KEY, {}):
-        meta["english_ok"] = was.metadata[KEY]["english_ok"]
-    if was is not None and (unchanged or (en_cell.cell_type == "code" and same_code(en_cell.source, was.source))):
-        cell = copy.deepcopy(was)  # unchanged, or only strings and comments changed in English: keep the Chinese
+    old_meta = was.metadata.get(KEY, {}) if was is not None else {}
+    if "english_ok" in old_meta:
+        meta["english_ok"] = old_meta["english_ok"]
+    changed = "the English changed: update this translation"
+    pending = changed if unchanged and old_meta.get("todo") == changed else None  # a flag not acted on yet stays
+    if was is not None and unchanged:
+        cell = copy.deepcopy(was)
+    elif was is not None and not (en_cell.cell_type == "code" and known):
+        # changed English whose old version is unknown (code), or changed prose: keep the Chinese, flag it
+        cell = copy.deepcopy(was)
+        if en_cell.cell_type == "code" and not same_code(en_cell.source, was.source):
+            cell.source = _apply(en_cell.source, table)  # the code itself changed: it must follow
+            cell.outputs, cell.execution_count = [], None
+        pending = changed
     else:
         cell = copy.deepcopy(en_cell)
         if en_cell.cell_type == "code":
             cell.source = _apply(en_cell.source, table)
             cell.outputs, cell.execution_count = [], None
-        elif was is not None:
-            cell.source = was.source
-            meta["todo"] = "the English changed: update this translation"
     cell.metadata = {**copy.deepcopy(en_cell.metadata), KEY: meta}
     meta = cell.metadata[KEY]  # nbformat copies a dict it is given
     if cell.cell_type == "code":
-        todo = code_todo(cell)
+        todo = code_todo(cell) or pending
     elif not CJK.search(cell.source):
         todo = "translate this markdown"
     else:
-        todo = meta.get("todo")
+        todo = pending
     meta.pop("todo", None)
     if todo:
         meta["todo"] = todo

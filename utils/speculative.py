@@ -62,10 +62,11 @@ def _pick(probs: torch.Tensor, generator) -> int:
 
 
 def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: int = 4, temperature: float = 0.0,
-                         top_k: int | None = None, top_p: float | None = None, seed: int | None = None
-                         ) -> SpeculativeResult:
+                         top_k: int | None = None, top_p: float | None = None, seed: int | None = None,
+                         rollback: bool = True) -> SpeculativeResult:
     """``max_new_tokens`` tokens of ``target`` after ``input_ids`` (one prompt), drafted ``k`` at a time by
-    ``draft`` (a smaller model with the same vocabulary, or a ``PromptLookup``). See the module docstring."""
+    ``draft`` (a smaller model with the same vocabulary, or a ``PromptLookup``). See the module docstring.
+    ``rollback=False`` skips the crop of step 4 (the bug: the caches keep the rejected drafts' K/V)."""
     check_model(target, "target")
     lookup = isinstance(draft, PromptLookup)
     if not lookup:
@@ -103,7 +104,10 @@ def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: in
                 q = [None] * len(drafts)
             else:
                 drafts, q = [], []
-                logits = draft(torch.tensor([seq[d_cache.seq_len:]]), cache=d_cache)[0, -1:]  # (1, V)
+                # what the draft has not run yet (without the rollback: the tokens the last round added,
+                # as if its cache held exactly the accepted history)
+                fresh = seq[d_cache.seq_len:] if rollback or not rounds else rounds[-1]["added"]
+                logits = draft(torch.tensor([fresh]), cache=d_cache)[0, -1:]  # (1, V)
                 draft_calls += 1
                 for i in range(n):
                     qi = dist(logits)[0]  # (V,)
@@ -113,7 +117,8 @@ def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: in
                         logits = draft(torch.tensor([[drafts[-1]]]), cache=d_cache)[0, -1:]
                         draft_calls += 1
             # 2. the target scores S[-1] and every draft in one pass: logits for k + 1 positions
-            p = dist(target(torch.tensor([seq[t_cache.seq_len:] + drafts]), cache=t_cache)[0, -(len(drafts) + 1):])
+            fed = seq[t_cache.seq_len:] if rollback else seq[-1:]  # without the rollback: its cache is assumed right
+            p = dist(target(torch.tensor([fed + drafts]), cache=t_cache)[0, -(len(drafts) + 1):])
             target_calls += 1
             # 3. accept, then the target's own token (a correction, or the bonus after k accepted)
             n_ok = 0
@@ -137,8 +142,9 @@ def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: in
             seq += drafts[:n_ok] + [extra]
             proposed, accepted = proposed + len(drafts), accepted + n_ok
             # 4. roll back: both caches keep only the accepted history, S[:-1]
-            t_cache.crop(len(seq) - 1)
-            d_cache.crop(min(d_cache.seq_len, len(seq) - 1))
+            if rollback:
+                t_cache.crop(len(seq) - 1)
+                d_cache.crop(min(d_cache.seq_len, len(seq) - 1))
             rounds.append({"proposed": drafts, "accepted": n_ok, "added": drafts[:n_ok] + [extra],
                            "target_len": t_cache.seq_len, "draft_len": d_cache.seq_len})
     tokens = torch.tensor(seq[T0:T0 + max_new_tokens], dtype=torch.long)
