@@ -173,6 +173,14 @@ MISTAKES = {
 }
 
 
+# The appendices' planted mistakes live beside their Chinese tests (each owns its exercises).
+from test_i18n_10 import MISTAKES_10  # noqa: E402
+from test_i18n_11 import MISTAKES_11  # noqa: E402
+
+MISTAKES.update(MISTAKES_10)
+MISTAKES.update(MISTAKES_11)
+
+
 def test_every_exercise_has_planted_mistakes():
     assert set(MISTAKES) == set(E.EXERCISES)
     assert all(len(m) >= 3 for m in MISTAKES.values())

@@ -154,7 +154,30 @@ CASES = {
         copy_Bps=_stats(1e10)[0], read_Bps=_stats(2e10)[0], achieved_Bps=_stats(1e10)[0],
         limit_Bps=2e10, fraction=0.5), TITLE),
     "plot_decode_bound": lambda: plots.plot_decode_bound(_decode_bound_state(), TITLE),
+    # the appendices (10: paged blocks; 11: the serving engine)
+    "plot_block_table": lambda: plots.plot_block_table([4, 7], 4, 6, 16, others=[0, 1, 2, 3, 5, 6], title=TITLE),
+    "plot_paged_memory": lambda: plots.plot_paged_memory(
+        {"tokens": 92160, "held": 106496, "pool": 122880, "blocks_held": 13, "blocks_free": 2}, 129024),
+    "plot_prefix_caching": lambda: plots.plot_prefix_caching(
+        {"prefix": [16, 64, 192], "full": _stats(1e-3, 2e-3, 5e-3), "cached": _stats(1e-3, 1e-3, 1.2e-3),
+         "hit_rate": [0.5, 0.7, 0.73]}),
+    "plot_block_map": lambda: plots.plot_block_map(_block_map_state()),
+    "plot_iterations": lambda: plots.plot_iterations({"不分块": _ENGINE_STEPS, "分块 8": _ENGINE_STEPS}, 16, TITLE),
+    "plot_engine_timeline": lambda: plots.plot_engine_timeline(dict(
+        steps=_ENGINE_STEPS, schedule=_schedule(), max_batch_tokens=16, prefill_chunk=8, rate=100,
+        summary=dict(ttft_p50_s=0.006, itl_p95_s=0.001)), TITLE),
 }
+
+_ENGINE_STEPS = [dict(start_s=0.0, end_s=0.002, decode=[], prefill=[(0, 8), (1, 8)], preempted=[], running=[0, 1]),
+                 dict(start_s=0.002, end_s=0.003, decode=[0, 1], prefill=[], preempted=[1], running=[0])]
+
+
+def _block_map_state():
+    from utils import load_course_model
+    from utils.widgets import BlockMapPanel
+
+    model, tok = load_course_model()
+    return BlockMapPanel(model, tok).compute(step=24, block_size=4, n_blocks=24)
 
 
 def _schedule():

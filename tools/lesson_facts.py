@@ -536,6 +536,100 @@ FACTS: dict[str, Callable[[], str]] = {
     # notebook 09 prints no answer: the core question's answer comes from the question bank itself
     "nb09_first_new_position": lambda: next(q.answer_text() for q in __import__("utils.quiz", fromlist=["QUESTIONS"])
                                             .QUESTIONS if q.prompt.endswith("position of the first new token?")),
+    # --- 10 ---
+    "nb10_per_token_bytes": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"K/V of one token = (\d+) bytes"),
+    "nb10_need": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"positions the three requests need:\s+(\d+)"),
+    "nb10_padded": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"a left-padded StaticKVCache, B x \(T \+ N_NEW\): (\d+)"),
+    "nb10_padded_x": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"a left-padded StaticKVCache, B x \(T \+ N_NEW\): \d+ \(([\d.]+)x\)"),
+    "nb10_max_len": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"one max_seq_len buffer per request, B x \d+: (\d+)"),
+    "nb10_max_seq_len": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"max_seq_len=(\d+);"),
+    "nb10_max_len_x": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"one max_seq_len buffer per request, B x \d+: \d+ \(([\d.]+)x\)"),
+    "nb10_blocks": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks of 4: (\d+) blocks"),
+    "nb10_block_slots": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks of 4: \d+ blocks = (\d+) slots"),
+    "nb10_blocks_x": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks of 4: \d+ blocks = \d+ slots \(([\d.]+)x\)"),
+    **{f"nb10_logit_diff_{key}": from_notebook("10_paged_kv_and_prefix_caching.ipynb", rf"{name}: max \|logits KVCache - logits PagedKVCache\| = ([\d.e+-]+)")
+       for key, name in (("one", "one prompt"), ("batch", "ragged batch"))},
+    "nb10_requests": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"(\d+) requests, \d+ of them after the system prompt"),
+    "nb10_requests_system": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"\d+ requests, (\d+) of them after the system prompt"),
+    "nb10_short_table": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"row 1:\s+\d+ tokens, block table (\[[\d, ]+\])"),
+    "nb10_short_second": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"row 1:\s+\d+ tokens, block table \[\d+, (\d+)\]"),
+    "nb10_row2_table": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"row 2:\s+\d+ tokens, block table (\[[\d, ]+\])"),
+    "nb10_row2_prompt": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"request 2:\s+(\d+) prompt tokens"),
+    **{f"nb10_{key}_bytes": from_notebook("10_paged_kv_and_prefix_caching.ipynb", pattern) for key, pattern in (
+        ("static", r"StaticKVCache, left-padded:\s+(\d+) bytes"), ("tokens", r"paged, K/V of the real tokens:\s+(\d+) bytes"),
+        ("held", r"paged, blocks held by the rows:\s+(\d+) bytes"), ("pool", r"paged, the pool:\s+(\d+) bytes"))},
+    "nb10_buffers_bytes": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"one max_seq_len buffer per request: (\d+) bytes"),
+    "nb10_buffers_x_pool": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"one max_seq_len buffer per request: .*?\(([\d.]+)x the pool\)"),
+    # a citation's year (Kwon et al., the vLLM / PagedAttention paper, SOSP 2023): not computed, a fact so the digits are checked once
+    "nb10_vllm_paper_year": lambda: "2023",
+    "nb10_pool_free": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"paged, the pool: .*?blocks, (\d+) still free"),
+    "nb10_cow_tables": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"after one token:  tables (\[\[[\d, \[\]]+\]\])"),
+    "nb10_reuse_n": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"request 2: (\d+) of its \d+ prompt tokens found"),
+    "nb10_reuse_rest": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"request 2: .*?it prefills only (\d+)"),
+    "nb10_lru_order": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"the pool hands out blocks in this order: (\[[\d, ]+\])"),
+    "nb10_hit_rate_16": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt  16 tokens: hit rate (\d+%)"),
+    "nb10_hit_rate_192": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt 192 tokens: hit rate (\d+%)"),
+    "nb10_ttft_full_192": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt 192 \+ question \d+ tokens: TTFT fresh\s+([\d.]+) ms"),
+    "nb10_ttft_cached_192": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt 192 \+ .*?with the prefix cache\s+([\d.]+) ms"),
+    "nb10_ttft_ratio_192": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt 192 \+ .*?\(cached/fresh ([\d.]+)\)"),
+    "nb10_ttft_ratio_16": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt  16 \+ .*?\(cached/fresh ([\d.]+)\)"),
+    "nb10_hit_ceiling": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"ceiling: \d+ of \d+ requests can find the system prompt: (\d+%)"),
+    "nb10_map_steps": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"(?m)^(\d+) steps$"),
+    "nb10_map_reused": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks freed by one request and handed to another: (\d+)"),
+    "nb10_map_chunk": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"the replay's engine: prefill_chunk = (\d+) tokens"),
+    "nb10_map_budget": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"the replay's engine: .*?max_batch_tokens = (\d+) tokens per step"),
+    **{f"nb10_wave{w}": from_notebook("10_paged_kv_and_prefix_caching.ipynb", rf"wave {w}: (\d+) requests") for w in (1, 2)},
+    "nb10_map_r1_hit": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"r1: joins at step\s+\d+, prefix hit\s+(\d+) of"),
+    "nb10_system_tokens": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"system prompt: (\d+) tokens = \d+ full blocks"),
+    "nb10_full_blocks_16": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks of 16: the \d+-token system prompt fills (\d+) full block"),
+    "nb10_share_16": from_notebook("10_paged_kv_and_prefix_caching.ipynb", r"blocks of 16: .*?share at most (\d+) of its tokens"),
+    # --- 11 ---
+    "nb11_r3_joins": from_notebook("11_continuous_batching.ipynb", r"r3 joins in iteration (\d+)"),
+    # the two requests r3 joins after, one fact each: ids only, so a Chinese lesson reads them too
+    "nb11_r3_after_first": from_notebook("11_continuous_batching.ipynb", r"right after (r\d+) and r\d+ left"),
+    "nb11_r3_after_second": from_notebook("11_continuous_batching.ipynb", r"right after r\d+ and (r\d+) left"),
+    "nb11_rerun_on": from_notebook("11_continuous_batching.ipynb", r"prefix caching on: (\[[\d, ]+\]) \|"),
+    "nb11_rerun_off": from_notebook("11_continuous_batching.ipynb", r"\| off: (\[[\d, ]+\])"),
+    "nb11_new_tokens": from_notebook("11_continuous_batching.ipynb", r"new tokens each, (\d+) in all"),
+    "nb11_alone_ms": from_notebook("11_continuous_batching.ipynb", r"one request alone takes ([\d.]+) ms"),
+    "nb11_arrive_meanwhile": from_notebook("11_continuous_batching.ipynb", r"requests/s, ([\d.]+) requests arrive in that time"),
+    "nb11_tight_need_x": from_notebook("11_continuous_batching.ipynb", r"may need up to \d+ blocks \(([\d.]+)x the pool\)"),
+    "nb11_tight_preemptions": from_notebook("11_continuous_batching.ipynb", r"queued at time 0: \d+ iterations, (\d+) preemptions"),
+    "nb11_chunked_mixed": from_notebook("11_continuous_batching.ipynb", r"chunked\s*: \d+ iterations of [\d.]+ requests on average, (\d+) of them mixed"),
+    "nb11_chunked_iterations": from_notebook("11_continuous_batching.ipynb", r"chunked\s*: (\d+) iterations"),
+    # the metrics table of section 3, one fact per cell: the engine chunked, with whole prompts, and the simulation
+    **{f"nb11_{who}_{col}": from_notebook("11_continuous_batching.ipynb", rf"(?m)^{name}\s+" + r"\s*\|?\s*".join(
+        r"([\d.]+)" if c == col else r"[\d.]+" for c in ("ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "itl_p50",
+                                                         "itl_p95", "tokens_s", "requests_s", "busy_tokens_s")))
+       for who, name in (("engine", r"paged engine \(chunked\)"), ("whole", r"paged engine \(whole prompts\)"),
+                         ("sim", r"notebook 06's simulation"))
+       for col in ("ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "itl_p50", "itl_p95", "tokens_s", "requests_s",
+                   "busy_tokens_s")},
+    "nb11_last_arrival_ms": from_notebook("11_continuous_batching.ipynb", r"the last request arrives at (\d+) ms"),
+    **{f"nb11_{who}_run_ms": from_notebook("11_continuous_batching.ipynb", rf"to the last token: .*?{name} (\d+) ms")
+       for who, name in (("engine", r"paged engine \(chunked\)"), ("whole", r"paged engine \(whole prompts\)"),
+                         ("sim", r"notebook 06's simulation"))},
+    # the last (most rows) line of the decode-step comparison
+    **{f"nb11_step_{key}": from_notebook("11_continuous_batching.ipynb", r"(?s).*a decode step of " + pattern)
+       for key, pattern in (("rows", r"(\d+) rows"), ("engine_ms", r"\d+ rows, median: engine ([\d.]+) ms"),
+                            ("sim_ms", r"\d+ rows, median: .*?simulation ([\d.]+) ms"),
+                            ("ratio", r"\d+ rows, median: .*?\(([\d.]+)x\)"))},
+    # section 4: a 192-token prompt arrives while 4 requests decode
+    **{f"nb11_stall_{key}_{chunk}": from_notebook("11_continuous_batching.ipynb", rf"prefill_chunk = {name}\s*: " + pattern)
+       for chunk, name in (("off", "None"), ("32", "32")) for key, pattern in (
+           ("itl_ms", r".*?worst ITL during the long prefill\s+([\d.]+) ms"), ("ttft_ms", r".*?TTFT\s+([\d.]+) ms"))},
+    "nb11_stall_itl_x": from_notebook("11_continuous_batching.ipynb", r"the worst stall is ([\d.]+)x shorter"),
+    "nb11_stall_ttft_x": from_notebook("11_continuous_batching.ipynb", r"the long TTFT ([\d.]+)x longer"),
+    "nb11_short_prefill": from_notebook("11_continuous_batching.ipynb", r"iteration 1 prefills the 4 short prompts: (\d+) tokens"),
+    # section 5: the step-cost fit and the replay against the measured runs
+    **{f"nb11_fit_{key}": from_notebook("11_continuous_batching.ipynb", pattern) for key, pattern in (
+        ("one_pass", r"iterations fitted: (\d+) with one forward pass"), ("two_pass", r"with one forward pass, (\d+) with two"),
+        ("fixed", r"fitted: ([\d.]+) ms per iteration"), ("forward", r"([\d.]+) ms per forward pass"),
+        ("row", r"([\d.]+) ms per decode row"), ("token", r"([\d.]+) ms per prefill token"))},
+    "nb11_replay_tpot": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tpot_p50_s ([\d.]+)"),
+    "nb11_replay_tokens": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tokens_per_s ([\d.]+)"),
+    "nb11_hf_version": from_notebook("11_continuous_batching.ipynb", r"transformers ([\w.]+), generate_batch"),
+    "nb11_hf_same": from_notebook("11_continuous_batching.ipynb", r"give the same 8 greedy tokens for every prompt: (\w+)"),
 }
 
 

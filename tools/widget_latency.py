@@ -51,6 +51,9 @@ PANELS = {
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
     "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
                            "panel = P(model, torch.tensor([tok.encode('<BOS> ' + ' 他 喜欢 猫 。' * 12)]))"),
+    "BlockMapPanel": "from utils.widgets import BlockMapPanel as P; panel = P(model, tok)",
+    "EngineTimelinePanel": ("from utils.arrivals import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
+                            "panel = P(model, random_workload(24, model.cfg.vocab_size, (8, 32), (16, 48), seed=0))"),
 }
 
 MEASURE = """

@@ -98,6 +98,8 @@ SERIES = [
     ("07_bug_lab.ipynb", "Bug lab"),
     ("08_beyond_the_basics.ipynb", "Beyond the basics"),
     ("09_self_test.ipynb", "Self-test"),
+    ("10_paged_kv_and_prefix_caching.ipynb", "Appendix A1: paged KV blocks and prefix caching"),
+    ("11_continuous_batching.ipynb", "Appendix A2: continuous batching and chunked prefill"),
 ]
 
 
@@ -131,6 +133,11 @@ TEACHES = {
                                   "truncation, beam search, transformers' caches side by side, a real "
                                   "pretrained model",
     "09_self_test.ipynb": "questions and exercises across the whole course, to check yourself",
+    "10_paged_kv_and_prefix_caching.ipynb": "after the page: one pool of fixed-size blocks shared by every "
+                                            "request, block tables, copy-on-write, and prefix caching that "
+                                            "prefills a shared system prompt once",
+    "11_continuous_batching.ipynb": "after the page: a small serving engine on the paged cache: continuous "
+                                    "batching, chunked prefill, preemption, every request equal to its solo run",
 }
 
 

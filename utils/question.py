@@ -47,7 +47,7 @@ class Question:
     The answer: the right option (choice), a bool (truefalse), a number or string, or a tuple of
     accepted strings (fill), or a model answer (open). The answer and the explanation may also be
     given as functions of no argument that compute them: they run on first read of ``answer`` or
-    ``explanation``, and the result is kept. ``notebook``: the notebook (0-8) that teaches it.
+    ``explanation``, and the result is kept. ``notebook``: the notebook (0-8, or an appendix 10-11) that teaches it.
     ``seed``: one of the four questions every version of the self-test keeps.
     """
 

@@ -15,6 +15,7 @@ from . import quiz_numbers as N
 from .config import ModelConfig
 from .question import Question, format_answer, range_answers
 from .question import answer_key, check_answer, question_sheet  # noqa: F401 (notebook 09 imports them from here)
+from .quiz_appendix import APPENDIX
 from .recompute import TOL
 from .roofline import GPU_ROOFS
 from .sizing import MODEL_PRESETS, cache_bytes_for, kv_bytes_per_token, kv_cache_bytes
@@ -342,6 +343,7 @@ QUESTIONS: list[Question] = [
              "once only with extra bookkeeping (prefix sharing)."),
 ]
 
+QUESTIONS += APPENDIX  # the appendices, notebooks 10 and 11 (utils/quiz_appendix.py)
 
 def questions_for(*notebooks: int) -> list[Question]:
     """The questions tagged with any of ``notebooks`` (e.g. ``questions_for(3)`` after notebook 03)."""

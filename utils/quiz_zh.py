@@ -14,6 +14,7 @@ from functools import cache
 from . import quiz_numbers as N
 from .i18n import language
 from .question import Question, format_answer
+from .quiz_appendix import APPENDIX_ZH
 from .quiz import (_A100, _BATCHES, _BUG_OPTIONS, _FED, _H100, _L3, _L3_GROUP, _L3_KIB,
                    _L7B, _L7B_GIB, _LONG, _MQA_KIND, _NUCLEUS_LOGITS, _PREFILL_LEN, _QUERY_POS, _ROOF_MODEL,
                    _STATIC_LEN, _WINDOW, QUESTIONS, _prefill_vs_decode)
@@ -267,6 +268,7 @@ ZH: list[dict] = [
     _z(8, "truefalse", "4 个束的束搜索为每个请求保留 4 行 K/V，所以它需要的缓存内存大约是贪心解码的 4 倍。",
        "每个束是批中的一行（在缓存大小公式里 B = 4）；共享的提示词要做额外的簿记（前缀共享）才能只存一份。"),
 ]
+ZH += APPENDIX_ZH  # the appendices' questions, in the order of utils.quiz_appendix.APPENDIX
 
 
 def _twin(en: Question, z: dict) -> Question:

@@ -339,3 +339,8 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("08.window_update", "a sliding-window append", S.window_update, _window_cases,
         "keep the newest `window` positions"),
 ]}
+# The appendices keep their exercises next to their own solutions (this file stays one sitting long).
+from .paged_exercises import EXERCISES_10  # noqa: E402
+from .serving_exercises import EXERCISES_11  # noqa: E402
+
+EXERCISES.update({e.id: e for e in EXERCISES_10 + EXERCISES_11})

@@ -4,7 +4,7 @@ A key may appear in two parts only with the same translation (checked on import)
 """
 from __future__ import annotations
 
-from . import zh_core, zh_exercises, zh_quiz, zh_screen_a, zh_screen_b
+from . import zh_core, zh_exercises, zh_paged, zh_quiz, zh_screen_a, zh_screen_b, zh_serving
 
 
 def _merge(*parts) -> dict[str, str]:
@@ -17,4 +17,4 @@ def _merge(*parts) -> dict[str, str]:
     return merged
 
 
-MESSAGES = _merge(zh_core, zh_screen_a, zh_screen_b, zh_quiz, zh_exercises)
+MESSAGES = _merge(zh_core, zh_screen_a, zh_screen_b, zh_quiz, zh_exercises, zh_paged, zh_serving)

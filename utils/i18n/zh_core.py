@@ -20,6 +20,14 @@ MESSAGES: dict[str, str] = {
     "Bug lab": "Bug 实验室",
     "Beyond the basics": "进阶",
     "Self-test": "自测",
+    "Appendix A1: paged KV blocks and prefix caching": "附录 A1：分页 KV 块与前缀缓存",
+    "Appendix A2: continuous batching and chunked prefill": "附录 A2：连续批处理与分块预填充",
+    "after the page: one pool of fixed-size blocks shared by every request, block tables, copy-on-write, and prefix "
+    "caching that prefills a shared system prompt once":
+        "课程正文之外：所有请求共用一个由固定大小的块组成的池；块表、写时复制，以及让共享的系统提示词只预填充一次的前缀缓存",
+    "after the page: a small serving engine on the paged cache: continuous batching, chunked prefill, preemption, "
+    "every request equal to its solo run":
+        "课程正文之外：基于分页缓存的小型推理服务引擎：连续批处理、分块预填充、抢占，每个请求的输出都和它单独运行时一致",
     "the two phases on the course model: prefill reads the prompt in one pass and fills the cache, decode adds one "
     "token per step; a measured timeline":
         "在课程模型上看两个阶段：预填充一次前向读完整个提示词并填好缓存，解码每步只加一个 token；附实测时间线",

@@ -112,3 +112,5 @@ from .metrics import (  # noqa: E402,F401
     plot_ttft_tpot, plot_batch_sweep, plot_schedules, plot_ttft_parts, plot_rate_sweep, plot_batch_roofline,
     plot_bandwidth, plot_decode_bound,
 )
+from .paged import plot_block_table, plot_paged_memory, plot_prefix_caching, plot_block_map  # noqa: E402,F401
+from .serving import plot_iterations, plot_engine_timeline  # noqa: E402,F401

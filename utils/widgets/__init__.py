@@ -141,3 +141,5 @@ from .quiz import Quiz  # noqa: E402,F401
 from .metrics import (  # noqa: E402,F401
     HARDWARE_BANDWIDTH_GBPS, BATCH_CHOICES, CONTEXT_CHOICES, DecodeBoundPanel,
 )
+from .paged import BLOCK_SIZES, POOL_SIZES, BlockMapPanel  # noqa: E402,F401
+from .serving import EngineTimelinePanel  # noqa: E402,F401

@@ -1,0 +1,196 @@
+"""Notebook 10's figures, panel and exercises in Chinese: after ``set_language("zh")`` every label, title,
+legend and panel text of utils/plots/paged.py and utils/widgets/paged.py is Chinese, with no missing
+glyph, and the exercises' checks answer in Chinese; symbols, code names and units may stay."""
+import ast
+import re
+import warnings
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import matplotlib.text  # noqa: E402
+
+import utils.plots as plots  # noqa: E402
+from i18n_support import english_left  # noqa: E402
+from test_fonts import png  # noqa: E402
+from utils import exercises as E  # noqa: E402
+from utils import load_course_model  # noqa: E402
+from utils.course import set_language  # noqa: E402
+from utils.exercises.paged_exercises import EXERCISES_10  # noqa: E402
+from utils.i18n.zh import MESSAGES  # noqa: E402
+from utils.widgets import BlockMapPanel  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["utils/plots/paged.py", "utils/widgets/paged.py"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(autouse=True)
+def chinese():
+    set_language("zh")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+        yield
+    set_language("en")
+
+
+def figure_texts(fig) -> list[str]:
+    """Every text of ``fig``, after drawing it without a missing glyph."""
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    png(fig)
+    return [t for t in texts if t]
+
+
+def widget_texts(w) -> list[str]:
+    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
+    texts += list(getattr(w, "_options_labels", ()))
+    if isinstance(w, (widgets.HTML, widgets.Label)):
+        texts.append(w.value)
+    for child in getattr(w, "children", ()):
+        texts += widget_texts(child)
+    return [t for t in texts if t]
+
+
+def panel_texts(panel) -> list[str]:
+    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
+    texts = widget_texts(panel.widget)
+    assert panel.html.value in texts
+    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])
+
+
+# --- figures: every plot function of utils/plots/paged.py -------------------------------------------
+def _stats(*medians):
+    return [NS(median=m, q1=0.9 * m, q3=1.1 * m) for m in medians]
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load_course_model()
+
+
+@pytest.fixture(scope="module")
+def map_state(course):
+    model, tok = course
+    set_language("zh")
+    try:
+        return BlockMapPanel(model, tok).compute(step=24, block_size=4, n_blocks=24)
+    finally:
+        set_language("en")
+
+
+CASES = {
+    "plot_block_table": lambda state: plots.plot_block_table([4, 7], 4, 6, 16, others=[0, 1, 2, 3, 5, 6]),
+    "plot_block_table titled": lambda state: plots.plot_block_table([1, 0], 4, 8, 4, title="中文标题"),
+    "plot_paged_memory": lambda state: plots.plot_paged_memory(
+        {"tokens": 92160, "held": 106496, "pool": 122880, "blocks_held": 13, "blocks_free": 2}, 129024),
+    "plot_prefix_caching": lambda state: plots.plot_prefix_caching(
+        {"prefix": [16, 64, 192], "full": _stats(1e-3, 2e-3, 5e-3), "cached": _stats(1e-3, 1e-3, 1.2e-3),
+         "hit_rate": [0.5, 0.7, 0.73]}),
+    "plot_block_map": lambda state: plots.plot_block_map(state),
+}
+
+
+def test_every_plot_function_of_the_paged_module_has_a_case():
+    here = {name for name in dir(plots) if name.startswith("plot_") and getattr(plots, name).__module__ == "utils.plots.paged"}
+    assert {case.split()[0] for case in CASES} == here
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figure_is_chinese(case, map_state):
+    texts = figure_texts(CASES[case](map_state))
+    assert any(CJK.search(t) for t in texts)
+    assert english_left(texts) == []
+
+
+# --- the panel, each control moved ---------------------------------------------------------------------
+def test_block_map_panel_is_chinese(course):
+    model, tok = course
+    panel = BlockMapPanel(model, tok)
+    texts = panel_texts(panel)
+    moves = [("step", 0), ("step", 9), ("step", 24), ("step", panel.controls["step"].max), ("n_blocks", 12),
+             ("step", 20), ("block_size", 16), ("n_blocks", 48), ("block_size", 8), ("step", 3)]
+    for name, value in moves:
+        panel.controls[name].value = value
+        texts += panel_texts(panel)
+    assert english_left(texts) == []
+    assert MESSAGES["The block pool of a small serving run, step by step"] in texts[0]
+
+
+def test_a_pool_too_small_is_said_in_chinese(course):
+    model, _ = course
+    workload = {"prompts": [[1] * 30], "max_new_tokens": [30], "arrival_s": [0.0]}
+    panel = BlockMapPanel(model.cfg, workload=workload, block_size=4, n_blocks=12)
+    assert "problem" in panel.state and CJK.search(panel.html.value)
+    assert english_left(panel_texts(panel)) == []
+
+
+# --- the catalogue: every English text the two modules pass to tr has its Chinese ----------------------
+def test_every_literal_tr_key_is_in_the_catalogue():
+    keys = set()
+    for path in MODULES:
+        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)
+            if isinstance(node, ast.ClassDef):
+                keys |= {b.value.value for b in node.body if isinstance(b, ast.Assign)
+                         and getattr(b.targets[0], "id", None) == "title"}
+    assert len(keys) > 40
+    assert sorted(k for k in keys if k not in MESSAGES) == []
+
+
+# --- the exercises: Chinese feedback for the reference, a stub and the planted mistakes ----------------
+def _leading(keys, cached) -> int:
+    return next((i for i, k in enumerate(keys) if k not in cached), len(keys))
+
+
+# Mistakes learners make (the lead may move these into tests/test_exercises.py's MISTAKES).
+MISTAKES_10 = {
+    "10.slot_of": [
+        ("the table ignored: j itself", lambda t, bs, j: j),
+        ("the block id, not the slot", lambda t, bs, j: t[j // bs]),
+        ("block and offset swapped", lambda t, bs, j: t[j % bs] * bs + j // bs),
+    ],
+    "10.prefix_hit": [
+        ("every cached key counts, holes too", lambda k, c, n, bs: min(sum(x in c for x in k) * bs, n - 1)),
+        ("no full-hit rule", lambda k, c, n, bs: _leading(k, c) * bs),
+        ("blocks, not tokens", lambda k, c, n, bs: min(_leading(k, c), n - 1)),
+        ("always one token less", lambda k, c, n, bs: max(0, _leading(k, c) * bs - 1)),
+    ],
+}
+
+
+def _stub(*args):
+    raise NotImplementedError
+
+
+def test_the_exercises_have_chinese_words_and_hints():
+    for ex in EXERCISES_10:
+        texts = [ex.hint] + [t for c in ex.cases() for t in (c.words, c.hint) if t]
+        assert sorted(t for t in texts if t not in MESSAGES) == []
+
+
+@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_10))
+def test_the_checks_answer_in_chinese_and_catch_every_mistake(exercise_id, capsys):
+    report = E.check(exercise_id, _stub)
+    assert not report.written and capsys.readouterr().out.startswith(f"{exercise_id}：还没有写")
+    report = E.check(exercise_id, E.EXERCISES[exercise_id].solution)
+    out = capsys.readouterr().out
+    assert report.passed and f"{exercise_id}：全部 {len(report.cases)} 个用例通过。" in out
+    assert english_left(out.splitlines()) == []
+    for name, wrong in MISTAKES_10[exercise_id] + [("returns None", lambda *args: None)]:
+        report = E.check(exercise_id, wrong)
+        out = capsys.readouterr().out
+        assert not report.passed, name
+        assert "✗" in out and "提示：" in out and "Traceback" not in out
+        lines = [re.sub(r"[A-Za-z]*Error: .*", "", line) for line in out.splitlines()]  # Python's own error text
+        assert english_left(lines) == [], (name, english_left(lines))
+    set_language("en")
+    for name, wrong in MISTAKES_10[exercise_id]:
+        assert not E.run(exercise_id, wrong).passed, name

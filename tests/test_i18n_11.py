@@ -1,0 +1,192 @@
+"""Notebook 11's screen in Chinese: after ``set_language("zh")`` its figures (plot_iterations,
+plot_engine_timeline), its panel (EngineTimelinePanel) and its exercises' feedback (11.plan_step,
+11.itl_stall) leave no English word behind and draw no missing glyph. Also the mistakes those
+exercises must catch, with a hint, in both languages (MISTAKES_11, for tests/test_exercises.py)."""
+import ast
+import re
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.text  # noqa: E402
+
+import utils.plots as plots  # noqa: E402
+from i18n_support import english_left  # noqa: E402
+from test_fonts import png  # noqa: E402
+from utils import exercises as E  # noqa: E402
+from utils.arrivals import random_workload  # noqa: E402
+from utils.course import set_language  # noqa: E402
+from utils.course_model import COURSE_CONFIG  # noqa: E402
+from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
+from utils.i18n.zh import MESSAGES  # noqa: E402
+from utils.serving import Engine, StepCostModel  # noqa: E402
+from utils.widgets import EngineTimelinePanel  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["utils/plots/serving.py", "utils/widgets/serving.py", "utils/exercises/serving_exercises.py"]
+COSTS = StepCostModel(fixed=4e-5, per_forward=7e-4, per_row=1.2e-4, per_token=3.4e-5)
+WORK = random_workload(10, 64, prompt_lens=(8, 40), new_tokens=(4, 20), seed=5)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+# --- the mistakes the exercises must catch (each one learners make) ---------------------------------
+def _prefill_first(decoding, prefilling, budget, chunk):
+    chunks = []
+    for rid, left in prefilling:
+        n = min(left, budget) if chunk is None else min(left, chunk, budget)
+        if n < 1:
+            break
+        chunks.append((rid, n))
+        budget -= n
+    return list(decoding[:budget]), chunks
+
+
+def _chunks_ignore_the_budget(decoding, prefilling, budget, chunk):
+    return list(decoding[:budget]), [(rid, left if chunk is None else min(left, chunk)) for rid, left in prefilling]
+
+
+def _whole_chunks_only(decoding, prefilling, budget, chunk):
+    decode, chunks = list(decoding[:budget]), []
+    budget -= len(decode)
+    for rid, left in prefilling:
+        n = left if chunk is None else min(left, chunk)
+        if n > budget:
+            break
+        chunks.append((rid, n))
+        budget -= n
+    return decode, chunks
+
+
+def _last_chunk_counted_full(prompt_len, chunk, n_decoding, fixed_s, per_token_s):
+    c = prompt_len if chunk is None else chunk
+    one = fixed_s + per_token_s * (n_decoding + c)
+    return one, -(-prompt_len // c) * one
+
+
+MISTAKES_11 = {
+    "11.plan_step": [
+        ("prefill first, decodes get what is left", _prefill_first),
+        ("ignores prefill_chunk", lambda d, p, budget, chunk: plan_step(d, p, budget, None)),
+        ("chunks ignore the budget", _chunks_ignore_the_budget),
+        ("only whole chunks", _whole_chunks_only),
+    ],
+    "11.itl_stall": [
+        ("the decode tokens forgotten", lambda P, c, n, f, t: itl_stall(P, c, 0, f, t)),
+        ("the last chunk counted full", _last_chunk_counted_full),
+        ("TTFT of one chunk only", lambda P, c, n, f, t: (itl_stall(P, c, n, f, t)[0],) * 2),
+    ],
+}
+
+
+@pytest.mark.parametrize("exercise_id, name, wrong", [(k, n, f) for k, ms in MISTAKES_11.items() for n, f in ms],
+                         ids=[f"{k}:{n}" for k, ms in MISTAKES_11.items() for n, _ in ms])
+def test_a_planted_mistake_fails_with_a_hint(exercise_id, name, wrong, capsys):
+    report = E.check(exercise_id, wrong)
+    out = capsys.readouterr().out
+    assert not report.passed and "✗" in out and "Hint:" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_11))
+def test_the_reference_passes_and_a_stub_is_not_written_yet(exercise_id, capsys):
+    assert E.check(exercise_id, E.EXERCISES[exercise_id].solution).passed
+
+    def stub(*args):
+        raise NotImplementedError
+    assert not E.check(exercise_id, stub).written and "not written yet" in capsys.readouterr().out
+
+
+# --- Chinese --------------------------------------------------------------------------------------------
+@pytest.fixture
+def chinese():
+    set_language("zh")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+        yield
+    set_language("en")
+
+
+def figure_texts(fig) -> list[str]:
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    png(fig)  # glyph warnings are errors here
+    return [t for t in texts if t]
+
+
+def widget_texts(w) -> list[str]:
+    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
+    texts += list(getattr(w, "_options_labels", ()))
+    if isinstance(w, (widgets.HTML, widgets.Label)):
+        texts.append(w.value)
+    for child in getattr(w, "children", ()):
+        texts += widget_texts(child)
+    return [t for t in texts if t]
+
+
+def _steps(chunk):
+    engine = Engine(COURSE_CONFIG, n_blocks=6, block_size=16, max_batch_tokens=32, prefill_chunk=chunk,
+                    costs=COSTS)
+    for p, n in zip(WORK.prompts, WORK.max_new_tokens):
+        engine.add_request(p, n)
+    return engine.run().steps
+
+
+def test_plot_iterations_is_chinese(chinese):
+    runs = {"不分块": _steps(None), "分块 8": _steps(8)}
+    assert any(s["preempted"] for s in runs["不分块"] + runs["分块 8"])  # the preemption marker is drawn too
+    for title in (None, "中文标题"):
+        texts = figure_texts(plots.plot_iterations(runs, budget=32, title=title))
+        assert any(CJK.search(t) for t in texts) and english_left(texts) == []
+    plt.close("all")
+
+
+def test_panel_and_plot_engine_timeline_are_chinese(chinese):
+    panel = EngineTimelinePanel(COURSE_CONFIG, WORK, costs=COSTS)
+    texts = []
+    for name, value in [("prefill_chunk", 0), ("max_batch_tokens", 8), ("rate", 1600), ("prefill_chunk", 64),
+                        ("max_batch_tokens", 256), ("rate", 25)]:
+        panel.controls[name].value = value
+        assert "error" not in panel.state, panel.state.get("error")
+        texts += widget_texts(panel.widget) + figure_texts(panel.fig)
+    assert english_left(texts) == []
+    assert "关闭" in panel.controls["prefill_chunk"]._options_labels
+    texts = figure_texts(plots.plot_engine_timeline(panel.state, title="中文标题"))
+    assert english_left(texts) == []
+    plt.close("all")
+
+
+@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_11))
+def test_exercise_feedback_is_chinese(exercise_id, chinese, capsys):
+    def stub(*args):
+        raise NotImplementedError
+    outs = []
+    for fn in [stub, E.EXERCISES[exercise_id].solution, lambda *a: None, lambda *a: ([1], "x")]:
+        E.check(exercise_id, fn)
+        outs.append(capsys.readouterr().out)
+    for _, wrong in MISTAKES_11[exercise_id]:
+        assert not E.check(exercise_id, wrong).passed
+        outs.append(capsys.readouterr().out)
+    assert outs[0].startswith(f"{exercise_id}：还没有写") and "全部" in outs[1]
+    lines = [line for out in outs for line in out.splitlines()]
+    assert english_left(re.sub(r"'[^']*'", "", line) for line in lines) == []
+    assert all(CJK.search(line) for line in lines if not line.startswith("  ✓")), lines
+
+
+def test_every_literal_tr_key_of_notebook_11_is_in_the_catalogue():
+    keys = set()
+    for path in MODULES:
+        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)
+    keys.add(EngineTimelinePanel.title)
+    for exercise_id in MISTAKES_11:  # the cases' words and hints are shown through tr
+        ex = E.EXERCISES[exercise_id]
+        keys |= {ex.hint} | {c.words for c in ex.cases()} | {c.hint for c in ex.cases() if c.hint}
+    keys |= {"worst ITL", "TTFT"}
+    assert sorted(k for k in keys if k not in MESSAGES) == []

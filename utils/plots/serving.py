@@ -1,0 +1,115 @@
+"""Figures of the serving appendix (notebook 11): what each iteration of ``utils.serving.Engine`` ran.
+
+An iteration is one bar: it starts where the iteration starts and is as wide as it took, and it
+stacks the decode tokens it ran (one per running request, at the bottom) under the prefill-chunk
+tokens (on top). A long prompt prefilled in one piece is then a bar both tall and wide, and every
+decoding request waited for all of it; chunked, it is a row of shorter bars.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.ticker import MaxNLocator
+
+from ..i18n import tr
+from . import COLORS, subplots
+from .metrics import _draw_schedule, _schedule_legend
+
+
+def _columns(ax, lefts, widths, bottoms, heights, label: str, **style) -> None:
+    """Vertical bars in one collection (one artist to draw, not one patch each: a panel redraws them)."""
+    verts = [[(x, b), (x + w, b), (x + w, b + h), (x, b + h)]
+             for x, w, b, h in zip(lefts, widths, bottoms, heights) if h > 0]
+    ax.add_collection(PolyCollection(verts, label=label, **style))
+
+
+def _draw_iterations(ax, steps: list[dict], budget: int | None) -> float:
+    """``steps`` (``EngineRun.steps``: start_s, end_s, decode, prefill, preempted) as stacked bars, in ms.
+    Returns the top of the y-axis it set (the tallest bar, or the budget line when it is drawn)."""
+    start = np.array([s["start_s"] for s in steps]) * 1e3
+    width = np.array([s["end_s"] - s["start_s"] for s in steps]) * 1e3
+    decode = np.array([len(s["decode"]) for s in steps])
+    prefill = np.array([sum(n for _, n in s["prefill"]) for s in steps])
+    _columns(ax, start, width, np.zeros(len(steps)), decode, tr("decode tokens (one per running request)"),
+             facecolor=COLORS["decode"], edgecolor="#a04800", linewidth=0.3)
+    _columns(ax, start, width, decode, prefill, tr("prefill-chunk tokens"),
+             facecolor=COLORS["prefill"], edgecolor="#0b3d6b", linewidth=0.3)
+    hit = [i for i, s in enumerate(steps) if s["preempted"]]
+    if hit:
+        ax.plot(start[hit] + width[hit] / 2, decode[hit] + prefill[hit], "v", color=COLORS["recompute"], ms=6,
+                label=tr("a request preempted"))
+    ran = int(max(decode + prefill, default=1))
+    if budget is not None and budget <= 2 * ran:  # a budget far above what ran would squash the bars
+        ax.axhline(budget, color="k", ls="--", lw=0.8, label=tr("token budget max_batch_tokens = {n}", n=budget))
+    top = max(ran, budget if budget is not None and budget <= 2 * ran else 0) * 1.12 + 1
+    ax.set_ylim(0, top)
+    ax.set_xlim(0, max(start + width, default=1.0) * 1.01)
+    ax.set_ylabel(tr("tokens in the iteration"))
+    ax.grid(True, axis="y", alpha=0.3)
+    return top
+
+
+def _iteration_title(name: str, steps: list[dict]) -> str:
+    tokens = [len(s["decode"]) + sum(n for _, n in s["prefill"]) for s in steps]
+    longest = max((s["end_s"] - s["start_s"] for s in steps), default=0.0) * 1e3
+    return tr("{name}: {n} iterations, at most {tokens} tokens in one, the longest {ms:.2f} ms",
+              name=name, n=len(steps), tokens=max(tokens, default=0), ms=longest)
+
+
+def plot_iterations(runs: dict, budget: int | None = None, title: str | None = None):
+    """One axes per run (name -> ``EngineRun.steps``), time and token axes shared: each iteration a bar of
+    its decode tokens under its prefill-chunk tokens, as wide as it took; a marker where a request was
+    preempted; a dashed line at the token budget ``budget``. ``title`` defaults to "What each iteration ran"."""
+    names = list(runs)
+    fig, axes = subplots(len(names), 1, figsize=(10, 0.9 + 2.0 * len(names)), sharex=True, sharey=True,
+                         squeeze=False)
+    tops = []
+    for ax, name in zip(axes[:, 0], names):
+        tops.append(_draw_iterations(ax, runs[name], budget))
+        ax.set_title(_iteration_title(name, runs[name]), fontsize=9, loc="left", y=1.0, pad=4)
+    axes[0][0].set_ylim(0, max(tops, default=1.0))  # one scale: the bars of the runs compare
+    right = max((s["end_s"] for steps in runs.values() for s in steps), default=0.001) * 1e3
+    axes[0][0].set_xlim(0, right * 1.01)
+    axes[-1][0].set_xlabel(tr("time (ms)"))
+    axes[0][0].legend(fontsize=8, loc="upper right")
+    fig.suptitle(tr("What each iteration ran") if title is None else title, fontsize=11)
+    W, H = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.6 / H, bottom=0.5 / H, hspace=0.45)
+    return fig
+
+
+def plot_engine_timeline(state: dict, title: str | None = None):
+    """``EngineTimelinePanel``'s state: above, each iteration's mix (``plot_iterations``' bars); below,
+    each request's timeline (waiting, its prefill up to the first token, one segment per later token),
+    on the same time axis; one legend below both. ``title`` defaults to the settings, TTFT p50 and ITL p95.
+    Drawn for a slider: few texts (each costs a millisecond or two to draw), fixed margins."""
+    fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 5.6), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
+    _draw_iterations(ax0, state["steps"], state["max_batch_tokens"])
+    ax0.yaxis.set_major_locator(MaxNLocator(4, integer=True))
+    _draw_schedule(ax1, state["schedule"])
+    ends = [t for times in state["schedule"]["token_times"] for t in times[-1:]]
+    ax0.set_xlim(0, max(ends, default=0.001) * 1e3 * 1.01)  # after the timeline: it autoscales the shared axis
+    ax1.xaxis.set_major_locator(MaxNLocator(6))
+    ax1.set_xlabel(tr("time (ms)"))
+    # One entry per colour: orange is decode and blue is prefill in both axes, so each says what it is
+    # above and below. The engine picks a first token inside its prefill's forward pass: no separate
+    # first sampling to show.
+    both = {tr("decode tokens (one per running request)"): tr("decode: its tokens in each iteration (above), "
+                                                              "one segment per token of a request (below)"),
+            tr("prefill-chunk tokens"): tr("prefill: its chunk tokens in each iteration (above), a request's "
+                                           "prefill (below)")}
+    handles, labels = ax0.get_legend_handles_labels()
+    labels = [both.get(label, label) for label in labels]
+    below = [(h, label) for h, label in zip(*_schedule_legend(ax1))
+             if label not in (tr("first sampling"), tr("setup + prefill"), tr("decode steps (one per token)"))]
+    fig.legend(handles + [h for h, _ in below], labels + [label for _, label in below], loc="lower center",
+               ncol=3, fontsize=7)
+    chunk = tr("off") if state["prefill_chunk"] is None else state["prefill_chunk"]
+    s = state["summary"]
+    fig.suptitle(title or tr("{rate} requests/s, max_batch_tokens = {budget}, prefill_chunk = {chunk}: TTFT p50 "
+                             "{ttft:.1f} ms, ITL p95 {itl:.2f} ms (replayed with the fitted costs)",
+                             rate=state["rate"], budget=state["max_batch_tokens"], chunk=chunk,
+                             ttft=s["ttft_p50_s"] * 1e3, itl=s["itl_p95_s"] * 1e3), fontsize=10)
+    W, H = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.4 / H, bottom=1.0 / H, hspace=0.08)
+    return fig
