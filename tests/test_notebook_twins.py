@@ -127,3 +127,11 @@ def test_a_pending_todo_survives_a_second_run():
     again, todo = nbzh.sync_twin(_nb(("md", "A new intro")), flagged)
     assert todo == ["cell 0: the English changed: update this translation"]
     assert nbzh.check_twin(_nb(("md", "A new intro")), again)
+
+
+def test_a_translated_separator_is_never_applied_across_two_string_literals():
+    table = {", ": "，", "the answer": "答案"}
+    source = 'shown = ("ttft_p50_s", "tpot_p50_s")\nprint(", ".join(shown), "the answer")'
+    out = nbzh._apply(source, table)
+    assert out == 'shown = ("ttft_p50_s", "tpot_p50_s")\nprint("，".join(shown), "答案")'
+    assert nbzh._apply('"""A docstring line."""', {"A docstring line.": "一行文档。"}) == '"""一行文档。"""'

@@ -149,17 +149,49 @@ def translations(en_source: str, zh_source: str) -> dict[str, str]:
     return pairs
 
 
+def _string_tokens(source: str) -> list[tuple[int, int, str]]:
+    """(start offset, end offset, value) of every plain string literal token (no f-strings), or [] if the
+    cell does not tokenize (IPython magics)."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    found = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type != tokenize.STRING or "f" in tok.string.split(tok.string[-1])[0].lower():
+                continue
+            value = ast.literal_eval(tok.string)
+            if isinstance(value, str):
+                found.append((starts[tok.start[0] - 1] + tok.start[1], starts[tok.end[0] - 1] + tok.end[1], value))
+    except (tokenize.TokenError, IndentationError, SyntaxError, ValueError):
+        return []
+    return found
+
+
 def _apply(source: str, table: dict[str, str]) -> str:
-    """Replace, in ``source``, each English comment or string literal found in ``table``."""
+    """Replace, in ``source``, each English comment or string literal found in ``table``: a string literal
+    only where a whole literal token holds it (never across two literals: ``"a", "b"`` holds ``", "``)."""
+    tokens = _string_tokens(source)
+    for start, end, value in sorted(tokens, reverse=True):  # from the end: offsets stay valid
+        if value in table:
+            literal = source[start:end]
+            body = literal.lstrip("rbuRBU")
+            prefix = literal[:len(literal) - len(body)]
+            quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
+            zh = table[value]
+            if quote[0] not in zh and "\\" not in zh and ("\n" not in zh or len(quote) == 3):
+                source = source[:start] + f"{prefix}{quote}{zh}{quote}" + source[end:]
     for en in sorted(table, key=len, reverse=True):
         zh = table[en]
         if en.startswith("#"):
             source = source.replace(en, zh)
-        else:
+        elif not tokens:  # a cell that does not tokenize: whole quoted literals, as text
             for quote in ('"', "'"):
-                source = source.replace(f"{quote}{en}{quote}", f"{quote}{zh}{quote}")
-            if len(en.strip()) >= 6 and source.count(en) == 1:  # a piece of an f-string: no quotes around it
-                source = source.replace(en, zh)
+                source = re.sub(rf"(?<![\w\"'])({quote}){re.escape(en)}{quote}(?![\w\"'])",
+                                lambda m: f"{quote}{zh}{quote}", source)
+        if not en.startswith("#") and len(en.strip()) >= 6 and source.count(en) == 1:
+            source = source.replace(en, zh)  # a piece of an f-string: no quotes of its own around it
     return source
 
 
