@@ -104,9 +104,13 @@ def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: in
                 q = [None] * len(drafts)
             else:
                 drafts, q = [], []
-                # what the draft has not run yet (without the rollback: the tokens the last round added,
-                # as if its cache held exactly the accepted history)
-                fresh = seq[d_cache.seq_len:] if rollback or not rounds else rounds[-1]["added"]
+                # what the draft has not run yet. Without the rollback its cache keeps every draft it ran
+                # (all but its last proposal): it is fed the added tokens after those, refused ones included
+                if rollback or not rounds:
+                    fresh = seq[d_cache.seq_len:]
+                else:
+                    last = rounds[-1]
+                    fresh = last["added"][min(last["accepted"], max(len(last["proposed"]) - 1, 0)):]
                 logits = draft(torch.tensor([fresh]), cache=d_cache)[0, -1:]  # (1, V)
                 draft_calls += 1
                 for i in range(n):
