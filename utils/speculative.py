@@ -15,8 +15,9 @@ One **round**, with S the tokens so far (prompt + accepted) and both caches hold
 
 Greedy, this gives exactly the target's own greedy tokens (up to float rounding of a chunk against
 single steps); sampling, the accept/reject rule keeps the target's distribution exactly, whatever the
-draft. The speed-up needs cheap draft calls and a high acceptance rate; on a CPU with a tiny target,
-a target call costs little more than a draft call, so it can be below 1.
+draft. The speed-up needs draft passes much cheaper than target passes and a high acceptance rate; on
+a CPU with the tiny course model, a draft pass still costs a good fraction of a target pass (per-step
+overheads do not shrink with the model), so the speed-up can be below 1.
 """
 from __future__ import annotations
 
