@@ -129,9 +129,10 @@ def test_a_pending_todo_survives_a_second_run():
     assert nbzh.check_twin(_nb(("md", "A new intro")), again)
 
 
-def test_a_translated_separator_is_never_applied_across_two_string_literals():
-    table = {", ": "，", "the answer": "答案"}
-    source = 'shown = ("ttft_p50_s", "tpot_p50_s")\nprint(", ".join(shown), "the answer")'
-    out = nbzh._apply(source, table)
-    assert out == 'shown = ("ttft_p50_s", "tpot_p50_s")\nprint("，".join(shown), "答案")'
+def test_translations_are_put_back_into_prose_literals_only_never_into_code_data():
+    table = {", ": "，", "the answer": "答案", "accepted": "接受"}
+    source = ('shown = ("ttft_p50_s", "tpot_p50_s")\nrounds = {"accepted": 3}\n'
+              'print(", ".join(shown), "the answer", rounds["accepted"])')
+    out = nbzh._apply(source, table)  # a separator and a one-word key may be code: they stay
+    assert out == source.replace('"the answer"', '"答案"')
     assert nbzh._apply('"""A docstring line."""', {"A docstring line.": "一行文档。"}) == '"""一行文档。"""'

@@ -171,10 +171,12 @@ def _string_tokens(source: str) -> list[tuple[int, int, str]]:
 
 def _apply(source: str, table: dict[str, str]) -> str:
     """Replace, in ``source``, each English comment or string literal found in ``table``: a string literal
-    only where a whole literal token holds it (never across two literals: ``"a", "b"`` holds ``", "``)."""
+    only where a whole literal token holds it (never across two literals: ``"a", "b"`` holds ``", "``),
+    and only prose of two words or more (a one-word literal may be a dict key elsewhere in the cell)."""
     tokens = _string_tokens(source)
     for start, end, value in sorted(tokens, reverse=True):  # from the end: offsets stay valid
-        if value in table:
+        # only prose (2+ words): a one-word literal or a separator may be code data (a dict key, a join)
+        if value in table and len(re.findall(r"[A-Za-z]{2,}", value)) >= 2:
             literal = source[start:end]
             body = literal.lstrip("rbuRBU")
             prefix = literal[:len(literal) - len(body)]
@@ -186,7 +188,7 @@ def _apply(source: str, table: dict[str, str]) -> str:
         zh = table[en]
         if en.startswith("#"):
             source = source.replace(en, zh)
-        elif not tokens:  # a cell that does not tokenize: whole quoted literals, as text
+        elif not tokens and len(re.findall(r"[A-Za-z]{2,}", en)) >= 2:  # a cell that does not tokenize: as text
             for quote in ('"', "'"):
                 source = re.sub(rf"(?<![\w\"'])({quote}){re.escape(en)}{quote}(?![\w\"'])",
                                 lambda m: f"{quote}{zh}{quote}", source)
