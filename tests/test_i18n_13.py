@@ -1,0 +1,234 @@
+"""Notebook 13's figures, panel and exercises in Chinese: after ``set_language("zh")`` every label, title,
+legend and panel text of utils/plots/compression.py and utils/widgets/compression.py is Chinese, with no
+missing glyph, and the exercises' checks answer in Chinese; symbols, code names and units may stay."""
+import ast
+import re
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import matplotlib.text  # noqa: E402
+
+import utils.plots as plots  # noqa: E402
+from i18n_support import english_left  # noqa: E402
+from test_fonts import png  # noqa: E402
+from utils import exercises as E  # noqa: E402
+from utils import load_course_model  # noqa: E402
+from utils.course import set_language  # noqa: E402
+from utils.exercises.compression_exercises import EXERCISES_13, evict_recent  # noqa: E402
+from utils.i18n.zh import MESSAGES  # noqa: E402
+from utils.plots.compression import RULE_NAMES  # noqa: E402
+from utils.widgets import CacheCompressionPanel  # noqa: E402
+from utils.widgets.compression import GROUP_NAMES, describe, all_settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["utils/plots/compression.py", "utils/widgets/compression.py"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(autouse=True)
+def chinese():
+    set_language("zh")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+        yield
+    set_language("en")
+
+
+def figure_texts(fig) -> list[str]:
+    """Every text of ``fig``, after drawing it without a missing glyph."""
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    png(fig)
+    return [t for t in texts if t]
+
+
+def widget_texts(w) -> list[str]:
+    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
+    texts += list(getattr(w, "_options_labels", ()))
+    if isinstance(w, (widgets.HTML, widgets.Label)):
+        texts.append(w.value)
+    for child in getattr(w, "children", ()):
+        texts += widget_texts(child)
+    return [t for t in texts if t]
+
+
+def panel_texts(panel) -> list[str]:
+    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
+    texts = widget_texts(panel.widget)
+    assert panel.html.value in texts
+    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])
+
+
+@pytest.fixture(scope="module")
+def course():
+    return load_course_model()
+
+
+@pytest.fixture(scope="module")
+def panel(course):
+    model, tok = course
+    set_language("zh")
+    try:
+        return CacheCompressionPanel(model, tok, n_docs=3)
+    finally:
+        set_language("en")
+
+
+# --- figures: every plot function of utils/plots/compression.py ------------------------------------------
+def _group():
+    x = torch.tensor([0.3, -1.2, 0.8, 2.1, -0.4, 1.0, 0.05, -0.9])
+    lo, scale = float(x.min()), float(x.max() - x.min()) / 15
+    return x, torch.round((x - lo) / scale), scale, lo
+
+
+_KEPT = {"recent": [[0, 7, 8, 9, 10, 11, 12, 13]] * 2, "key_norm": [[0, 2, 5, 9, 10, 11, 12, 13], [0, 1, 5, 9, 10, 11, 12, 13]],
+         "attention": [[0, 1, 3, 9, 10, 11, 12, 13]] * 2}
+
+
+def _state(panel, **values):
+    settings = dict(bits=4, key_group="channel", value_group="token", residual=2, rule="none", budget=6, measure="loss")
+    return panel.compute(**{**settings, **values})
+
+
+CASES = {
+    "plot_quantize_group": lambda panel: plots.plot_quantize_group(*_group(), 4),
+    "plot_quantize_group 8 bits, titled": lambda panel: plots.plot_quantize_group(*_group()[:1], torch.round(
+        (_group()[0] + 1.2) / (3.3 / 255)), 3.3 / 255, -1.2, 8, title="中文标题"),
+    "plot_channel_magnitudes": lambda panel: plots.plot_channel_magnitudes(torch.rand(4, 2, 32), torch.rand(4, 2, 32)),
+    "plot_kept_positions": lambda panel: plots.plot_kept_positions(_KEPT, 14, 1, 4),
+    "plot_compression_tradeoff": lambda panel: plots.plot_compression_tradeoff(_state(panel)),
+    "plot_compression_tradeoff match, evicting": lambda panel: plots.plot_compression_tradeoff(
+        _state(panel, bits=16, rule="attention", measure="match")),
+    "plot_compression_tradeoff max_diff, both": lambda panel: plots.plot_compression_tradeoff(
+        _state(panel, bits=8, rule="recent", measure="max_diff")),
+}
+
+
+def test_every_plot_function_of_the_compression_module_has_a_case():
+    here = {name for name in dir(plots)
+            if name.startswith("plot_") and getattr(plots, name).__module__ == "utils.plots.compression"}
+    assert {case.split()[0] for case in CASES} == here
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_figure_is_chinese(case, panel):
+    texts = figure_texts(CASES[case](panel))
+    assert any(CJK.search(t) for t in texts)
+    assert english_left(texts) == []
+
+
+# --- the panel, each control moved ---------------------------------------------------------------------
+def test_cache_compression_panel_is_chinese(panel):
+    texts = panel_texts(panel)
+    moves = [("bits", 8), ("key_group", "token"), ("value_group", "channel"), ("residual", 0), ("measure", "match"),
+             ("bits", 16), ("rule", "recent"), ("budget", 10), ("rule", "key_norm"), ("measure", "max_diff"),
+             ("rule", "attention"), ("bits", 4), ("rule", "none"), ("bits", 16), ("measure", "loss")]
+    for name, value in moves:
+        panel.controls[name].value = value
+        texts += panel_texts(panel)
+    assert english_left(texts) == []
+    assert MESSAGES["A smaller KV cache: memory against quality"] in texts[0]
+    assert any("没有测量同时量化和淘汰" in t for t in texts)  # bits 4 with a rule: said, in Chinese
+
+
+def test_every_setting_is_described_in_chinese():
+    texts = [describe(key) for key in all_settings()] + [describe(None)]
+    assert all(CJK.search(t) for t in texts) and english_left(texts) == []
+
+
+# --- the catalogue: every English text the two modules pass to tr has its Chinese ----------------------
+def test_every_literal_tr_key_is_in_the_catalogue():
+    keys = set(RULE_NAMES.values()) | set(GROUP_NAMES.values())  # passed to tr from these dicts
+    for path in MODULES:
+        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                keys.add(node.args[0].value)
+            if isinstance(node, ast.ClassDef):
+                keys |= {b.value.value for b in node.body if isinstance(b, ast.Assign)
+                         and getattr(b.targets[0], "id", None) == "title"}
+    assert len(keys) > 40
+    assert sorted(k for k in keys if k not in MESSAGES) == []
+
+
+# --- the exercises: Chinese feedback for the reference, a stub and the planted mistakes ----------------
+def _floor_codes(x, bits):
+    lo, scale = float(x.min()), float(x.max() - x.min()) / (2**bits - 1)
+    return torch.floor((x - lo) / scale).long(), scale, lo
+
+
+def _levels_2_to_the_bits(x, bits):
+    lo, scale = float(x.min()), float(x.max() - x.min()) / 2**bits
+    return torch.round((x - lo) / scale).long(), scale, lo
+
+
+def _no_minimum(x, bits):
+    lo, scale = float(x.min()), float(x.max() - x.min()) / (2**bits - 1)
+    return torch.round(x / scale).long(), scale, lo
+
+
+def _symmetric(x, bits):
+    scale = float(x.abs().max()) / (2 ** (bits - 1) - 1)
+    return torch.round(x / scale).long(), scale, 0.0
+
+
+def _recent_only(n, budget, sinks):
+    return list(range(max(0, n - budget), n)), n
+
+
+# Mistakes learners make (the lead may move these into tests/test_exercises.py's MISTAKES).
+MISTAKES_13 = {
+    "13.quantize_group": [
+        ("floor instead of round", _floor_codes),
+        ("2**bits levels between min and max, not 2**bits - 1 steps", _levels_2_to_the_bits),
+        ("codes not counted from the minimum", _no_minimum),
+        ("symmetric absmax quantization", _symmetric),
+        ("the values read back instead of the codes", lambda x, b: (x.clone(), *_floor_codes(x, b)[1:])),
+    ],
+    "13.evict_recent": [
+        ("no sinks: the last budget positions", _recent_only),
+        ("the next position = the positions kept", lambda n, b, s: (evict_recent(n, b, s)[0],
+                                                                     len(evict_recent(n, b, s)[0]))),
+        ("sinks on top of the budget", lambda n, b, s: ((list(range(n)) if n <= b else
+                                                         list(range(s)) + list(range(n - b, n))), n)),
+        ("one recent position too few", lambda n, b, s: ((list(range(n)) if n <= b else
+                                                          list(range(s)) + list(range(n - b + s + 1, n))), n)),
+    ],
+}
+
+
+def _stub(*args):
+    raise NotImplementedError
+
+
+def test_the_exercises_have_chinese_words_and_hints():
+    for ex in EXERCISES_13:
+        texts = [ex.hint] + [t for c in ex.cases() for t in (c.words, c.hint) if t]
+        assert sorted(t for t in texts if t not in MESSAGES) == []
+
+
+@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_13))
+def test_the_checks_answer_in_chinese_and_catch_every_mistake(exercise_id, capsys):
+    report = E.check(exercise_id, _stub)
+    assert not report.written and capsys.readouterr().out.startswith(f"{exercise_id}：还没有写")
+    report = E.check(exercise_id, E.EXERCISES[exercise_id].solution)
+    out = capsys.readouterr().out
+    assert report.passed and f"{exercise_id}：全部 {len(report.cases)} 个用例通过。" in out
+    assert english_left(out.splitlines()) == []
+    for name, wrong in MISTAKES_13[exercise_id] + [("returns None", lambda *args: None)]:
+        report = E.check(exercise_id, wrong)
+        out = capsys.readouterr().out
+        assert not report.passed, name
+        assert "✗" in out and "提示：" in out and "Traceback" not in out
+        lines = [re.sub(r"[A-Za-z]*Error: .*", "", line) for line in out.splitlines()]  # Python's own error text
+        assert english_left(lines) == [], (name, english_left(lines))
+    set_language("en")
+    for name, wrong in MISTAKES_13[exercise_id]:
+        assert not E.run(exercise_id, wrong).passed, name
