@@ -176,9 +176,11 @@ MISTAKES = {
 # The appendices' planted mistakes live beside their Chinese tests (each owns its exercises).
 from test_i18n_10 import MISTAKES_10  # noqa: E402
 from test_i18n_11 import MISTAKES_11  # noqa: E402
+from test_i18n_12 import MISTAKES_12  # noqa: E402
+from test_i18n_13 import MISTAKES_13  # noqa: E402
 
-MISTAKES.update(MISTAKES_10)
-MISTAKES.update(MISTAKES_11)
+for _appendix in (MISTAKES_10, MISTAKES_11, MISTAKES_12, MISTAKES_13):
+    MISTAKES.update(_appendix)
 
 
 def test_every_exercise_has_planted_mistakes():

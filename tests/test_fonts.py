@@ -166,7 +166,50 @@ CASES = {
     "plot_engine_timeline": lambda: plots.plot_engine_timeline(dict(
         steps=_ENGINE_STEPS, schedule=_schedule(), max_batch_tokens=16, prefill_chunk=8, rate=100,
         summary=dict(ttft_p50_s=0.006, itl_p95_s=0.001)), TITLE),
+    "plot_speculative_rounds": lambda: plots.plot_speculative_rounds(_speculative_state(), TITLE),
+    "plot_first_token_counts": lambda: plots.plot_first_token_counts(
+        WORDS[1:5], [0.4, 0.3, 0.2, 0.05, 0.05], {"草稿模型": [40, 30, 20, 6, 4], "提示词查找": [38, 33, 19, 5, 5]}, TITLE),
+    "plot_speculative_speedup": lambda: plots.plot_speculative_speedup(_speedup_data(), TITLE),
+    # 13: a smaller KV cache
+    "plot_quantize_group": lambda: plots.plot_quantize_group([0.3, -1.2, 0.8, 2.1], [7, 0, 9, 15], 0.22, -1.2, 4, TITLE),
+    "plot_channel_magnitudes": lambda: plots.plot_channel_magnitudes(np.random.default_rng(0).random((4, 2, 32)),
+                                                                     np.random.default_rng(1).random((4, 2, 32)), TITLE),
+    "plot_kept_positions": lambda: plots.plot_kept_positions({"recent": [[0, 3, 4, 5]], "key_norm": [[0, 1, 4, 5]]},
+                                                             6, 1, 2, TITLE),
+    "plot_compression_tradeoff": lambda: plots.plot_compression_tradeoff(_compression_state(), TITLE),
 }
+
+
+def _compression_state():
+    from utils.cache_quality import CacheQuality
+    from utils.widgets.compression import tradeoff_state
+
+    q = CacheQuality(0.5, 0.99, 0.88, 0.89, 100, 200)
+    points = [(("exact",), 1.0, CacheQuality(0.0, 1.0, 0.88, 0.88, 200, 200)),
+              (("quant", 4, "channel", "token", 2), 0.5, q), (("evict", "recent", 6), 0.6, q)]
+    return tradeoff_state(points, 3, 4, "channel", "token", 2, "none", 6, "loss")
+
+def _speculative_state():
+    import torch
+
+    from utils import load_course_model
+    from utils.course_model import load_draft_model
+    from utils.widgets.speculative import speculative_rounds
+
+    model, tok = load_course_model()
+    ids = torch.tensor([tok.encode("<BOS> 他们 也 喜欢 马 。 他们 也")])
+    return speculative_rounds(model, load_draft_model(), tok, ids, 12, k=4, rollback=False)
+
+
+def _speedup_data():
+    stats = [{"median": m, "q1": 0.95 * m, "q3": 1.05 * m} for m in (1.0, 1.1, 0.95, 0.7)]
+    return {"pass_tokens": list(range(1, 10)), "target_pass_ms": [0.46 + 0.03 * n for n in range(9)],
+            "draft_pass_ms": 0.13, "ks": [1, 2, 4, 8],
+            "drafts": {"草稿模型": {"tokens_per_round": [1.6, 2.2, 2.8, 3.0], "model_tokens_per_round": [1.6, 2.2, 2.8, 3.0],
+                                "measured": stats, "predicted": [1.1, 1.2, 1.06, 0.8]},
+                       "提示词查找": {"tokens_per_round": [1.3, 1.5, 1.6, 1.6], "model_tokens_per_round": None,
+                                 "measured": stats, "predicted": [1.2, 1.3, 1.35, 1.3]}}}
+
 
 _ENGINE_STEPS = [dict(start_s=0.0, end_s=0.002, decode=[], prefill=[(0, 8), (1, 8)], preempted=[], running=[0, 1]),
                  dict(start_s=0.002, end_s=0.003, decode=[0, 1], prefill=[], preempted=[1], running=[0])]

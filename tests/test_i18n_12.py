@@ -153,6 +153,7 @@ def test_plot_speculative_rounds_is_chinese(chinese, models):
     for drafter, kw in [(draft, dict(k=4)), (draft, dict(k=3, rollback=False)), (draft, dict(k=2, temperature=1.0)),
                         (PromptLookup(), dict(k=4))]:
         state = speculative_rounds(model, drafter, tok, ids, 12, **kw)
+        assert all(CJK.search(r["kind_label"]) for r in state["rounds"])  # what a notebook prints per round
         for title in (None, "中文标题"):
             texts = without_tokens(figure_texts(plots.plot_speculative_rounds(state, title=title)), tok)
             assert any(CJK.search(t) for t in texts) and english_left(texts) == []

@@ -11,7 +11,8 @@ matplotlib.use("Agg")
 from utils import generate  # noqa: E402
 from utils.speculative import PromptLookup, speculative_generate  # noqa: E402
 from utils.widgets import SPEC_PROMPTS, SpeculativePanel  # noqa: E402
-from utils.widgets.speculative import MAX_K, NEW_TOKENS, TEMPERATURES, round_kind, speculative_rounds  # noqa: E402
+from utils.widgets.speculative import (MAX_K, NEW_TOKENS, TEMPERATURES, kind_label, round_kind,  # noqa: E402
+                                      speculative_rounds)
 
 
 def _ok(state):
@@ -40,7 +41,7 @@ def _set(panel, **values):
 
 
 def test_round_kind():
-    assert round_kind([], 0) == "none"
+    assert round_kind([], 0) == "none" and kind_label("none") == "no drafts"
     assert round_kind([5, 6], 2) == "bonus"
     assert round_kind([5, 6], 1) == "correction" and round_kind([5], 0) == "correction"
 
@@ -66,6 +67,7 @@ def test_state_is_the_engine_run(panel, models):
             assert r["length"] == length and r["extra"] == raw["added"][-1]
             assert r["target_len"] == length - 1 and r["draft_len"] <= length - 1  # rolled back
             assert r["words"] == tok.tokens(raw["proposed"]) and r["kind"] == round_kind(raw["proposed"], raw["accepted"])
+            assert r["kind_label"] == kind_label(r["kind"]) and r["kind_label"] in (r["kind"], "no drafts")
         html = panel.html.value
         assert f"{s['tokens_per_round']:.2f}" in html and f"{s['target_calls']} (plain decoding: {NEW_TOKENS})" in html
         assert "the same 12 tokens as the target&#x27;s own greedy run" in html
@@ -77,7 +79,7 @@ def test_the_missing_crop_is_caught(panel, models):
     _ok(s)
     assert s["first_diff"] is not None and s["tokens"][:s["first_diff"]] == s["reference"][:s["first_diff"]]
     assert any(r["target_len"] > r["length"] - 1 for r in s["rounds"])
-    assert f"from new token {s['first_diff'] + 1} on" in panel.html.value
+    assert f"first at new token {s['first_diff'] + 1}" in panel.html.value
     ids = torch.tensor([tok.encode(SPEC_PROMPTS[0])])
     assert s["tokens"] == speculative_generate(model, draft, ids, NEW_TOKENS, k=4, rollback=False).tokens.tolist()
 
@@ -89,7 +91,22 @@ def test_sampling_uses_seed_0_and_says_it_is_sampled(panel, models):
     ids = torch.tensor([tok.encode(SPEC_PROMPTS[1])])
     res = speculative_generate(model, draft, ids, NEW_TOKENS, k=3, temperature=1.0, seed=0)
     assert s["tokens"] == res.tokens.tolist() and s["reference"] is None and s["first_diff"] is None
-    assert "sampled (seed 0)" in panel.html.value
+    assert "sampled (seed 0): the target&#x27;s distribution is kept" in panel.html.value
+
+
+def test_sampling_without_the_crop_says_the_distribution_is_lost(panel):
+    s = _set(panel, k=3, draft="model", prompt=1, temperature=1.0, rollback=False)
+    _ok(s)
+    html = panel.html.value
+    assert "without the crop" in html and "is NOT kept" in html and "is kept (section 3)" not in html
+
+
+def test_the_bug_hides_when_the_draft_is_the_target(models):
+    model, tok, _ = models
+    for prompt in SPEC_PROMPTS:  # every draft accepted: nothing to crop, so no crop does no harm
+        ids = torch.tensor([tok.encode(prompt)])
+        s = speculative_rounds(model, model, tok, ids, NEW_TOKENS, k=4, rollback=False)
+        assert s["acceptance_rate"] == 1.0 and s["first_diff"] is None
 
 
 def test_every_control_value_computes(panel):

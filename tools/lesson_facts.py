@@ -630,6 +630,73 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb11_replay_tokens": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tokens_per_s ([\d.]+)"),
     "nb11_hf_version": from_notebook("11_continuous_batching.ipynb", r"transformers ([\w.]+), generate_batch"),
     "nb11_hf_same": from_notebook("11_continuous_batching.ipynb", r"give the same 8 greedy tokens for every prompt: (\w+)"),
+    # --- 12 ---
+    # citation years, not computed: facts so the digits are checked once (Leviathan et al. and Chen et al.,
+    # 2023; prompt lookup decoding, 2023; Medusa and EAGLE, ICML 2024)
+    "nb12_spec_papers_year": lambda: "2023",
+    "nb12_tree_papers_year": lambda: "2024",
+    "nb12_target_params": from_notebook("12_speculative_decoding.ipynb", r"target \(course model\)\s*: .*?, ([\d,]+) parameters"),
+    "nb12_draft_params": from_notebook("12_speculative_decoding.ipynb", r"draft model\s*: L=.*?, ([\d,]+) parameters"),
+    "nb12_draft_share": from_notebook("12_speculative_decoding.ipynb", r"the draft has ([\d.]+%) of the target's parameters"),
+    "nb12_greedy_runs": from_notebook("12_speculative_decoding.ipynb", r"all (\d+) runs \(\d+ prompts"),
+    # the acceptance table of section 2: one row per (draft, k), one fact per cell used
+    **{f"nb12_{who}_k{k}_{col}": from_notebook("12_speculative_decoding.ipynb", rf"(?m)^{name}\s+{k}\s+" + r"\s+".join(
+        r"([\d.]+%?)" if c == col else r"[\d.]+%?" for c in ("proposed", "acceptance", "alpha", "tokens", "model")))
+       for who, name in (("draft", "draft model"), ("lookup", "prompt lookup")) for k in (1, 2, 4, 8)
+       for col in ("proposed", "acceptance", "alpha", "tokens", "model")},
+    "nb12_chi_runs": from_notebook("12_speculative_decoding.ipynb", r"(\d+) seeded runs per sampler"),
+    **{f"nb12_chi_{who}_{key}": from_notebook("12_speculative_decoding.ipynb", rf"{name}: chi-square = " + pattern)
+       for who, name in (("draft", "speculative, draft model"), ("lookup", "speculative, prompt lookup"))
+       for key, pattern in (("stat", r"([\d.]+)"), ("p", r"[\d.]+ with \d+ degrees of freedom, p-value = ([\d.e+-]+)"))},
+    "nb12_chi_mistake_stat": from_notebook("12_speculative_decoding.ipynb", r"mistake: redraw from p: chi-square = ([\d.]+)"),
+    "nb12_lookup_refusal": from_notebook("12_speculative_decoding.ipynb", r"prompt lookup: refused with probability ([\d.]+)"),
+    "nb12_bug_first_diff": from_notebook("12_speculative_decoding.ipynb", r"the first new token that differs: number (\d+)"),
+    "nb12_c_target_1": from_notebook("12_speculative_decoding.ipynb", r"target pass fed 1 token\(s\): ([\d.]+) ms"),
+    "nb12_c_target_9": from_notebook("12_speculative_decoding.ipynb", r"target pass fed 9 token\(s\): ([\d.]+) ms"),
+    "nb12_c_target_9_x": from_notebook("12_speculative_decoding.ipynb", r"target pass fed 9 token\(s\): [\d.]+ ms \(([\d.]+)x"),
+    "nb12_c_draft": from_notebook("12_speculative_decoding.ipynb", r"draft pass fed 1 token:\s+([\d.]+) ms"),
+    "nb12_c_ratio": from_notebook("12_speculative_decoding.ipynb", r"c_draft / c_target = ([\d.]+)"),
+    **{f"nb12_speedup_{who}_k{k}_{key}": from_notebook("12_speculative_decoding.ipynb", rf"{name}\s+k={k}: .*?" + pattern)
+       for who, name in (("draft", "draft model"), ("lookup", "prompt lookup")) for k in (1, 2, 4, 8)
+       for key, pattern in (("measured", r"speed-up over the target alone ([\d.]+)"), ("model", r"cost model ([\d.]+)"),
+                            ("generate", r"over generate ([\d.]+)"))},
+    "nb12_gpu_best_k": from_notebook("12_speculative_decoding.ipynb", r"the best k under these assumptions: (\d+)"),
+    "nb12_gpu_speedup_k4": from_notebook("12_speculative_decoding.ipynb", r"k=4: alpha = [\d.]+, tokens per round [\d.]+, "
+                                                                           r"modelled speed-up ([\d.]+)"),
+    "nb12_gpu_pooled_alpha": from_notebook("12_speculative_decoding.ipynb", r"with one alpha for every k \(([\d.]+), pooled"),
+    **{f"nb12_gpu_pooled_k{k}": from_notebook("12_speculative_decoding.ipynb",
+                                              rf"with one alpha for every k \(.*?k={k} ([\d.]+)") for k in (4, 6)},
+    # --- 13 ---
+    # citation years of the papers lesson 13 names, not computed: facts so the digits are checked once
+    "nb13_kivi_year": lambda: "2024", "nb13_streamingllm_year": lambda: "2024", "nb13_l2norm_year": lambda: "2024",
+    "nb13_h2o_year": lambda: "2023", "nb13_snapkv_year": lambda: "2024",
+    **{f"nb13_{key}": from_notebook("13_smaller_kv_cache.ipynb", pattern) for key, pattern in (
+        ("docs", r"(\d+) held-out documents of"), ("group_size", r"settings here: groups of (\d+) positions"),
+        ("worst_8", r"8-bit: \d+ steps per range; the worst error is ([\d.]+) x"),
+        ("worst_4", r"4-bit: \d+ steps per range; the worst error is ([\d.]+) x"),
+        ("k_outlier_3", r"layer 3: the largest channel of \|K\| is ([\d.]+)x"),
+        ("k_token_3", r"layer 3: K: per token ([\d.]+)"), ("k_channel_3", r"layer 3: K: per token [\d.]+, per channel ([\d.]+)"),
+        ("doc_tokens", r"(\d+) positions: \d+ quantized in"), ("quant_bytes", r"QuantizedKVCache\.nbytes = (\d+);"),
+        ("exact_bytes", r"the exact KVCache: (\d+) bytes"), ("quant_share", r"the exact KVCache: \d+ bytes \((\d+%) of it"),
+        ("decode_steps", r"documents, (\d+) decode steps"),
+        ("q8_diff", r"8-bit, K per channel, V per token, residual 2\s+\d+%\s+([\d.]+)"),
+        ("q4_diff", r"4-bit, K per channel, V per token, residual 2\s+\d+%\s+([\d.]+)"),
+        ("q4_tok_r0_bytes", r"4-bit, K per token, V per token, residual 0\s+(\d+%)"),
+        ("q4_tok_r0_diff", r"4-bit, K per token, V per token, residual 0\s+\d+%\s+([\d.]+)"),
+        ("budget_small", r"at budget (\d+), every rule raises"),
+        ("restart_seen", r"after (\d+) tokens both hold"), ("restart_wrong", r"vs (\d+) \(restarts at the length\)"),
+        ("restart_loss_right", r"positions = tokens seen\s*: loss ([\d.]+)"),
+        ("restart_loss_wrong", r"positions restart at the length\s*: loss ([\d.]+)"),
+        ("restart_match_right", r"positions = tokens seen\s*: .*?greedy match ([\d.]+%)"),
+        ("restart_match_wrong", r"positions restart at the length\s*: .*?greedy match ([\d.]+%)"),
+        ("T_long", r"T = (\d+), B = 1"), ("llama_fp16", r"float16: ([\d.]+) GiB"),
+        ("llama_8", r"8-bit: ([\d.]+) GiB = codes"), ("llama_4", r"4-bit: ([\d.]+) GiB = codes"),
+        ("llama_4_x", r"4-bit: [\d.]+ GiB = .*?\(([\d.]+)x smaller"),
+        ("bits_per_value_4", r"4-bit: ([\d.]+) bits per quantized value"))},
+    # the loss each eviction rule adds at the smallest budget (section 5's table)
+    **{f"nb13_evict_{rule}_6": from_notebook("13_smaller_kv_cache.ipynb", rf"evict by {name}, budget 6\s+\d+%\s+[\d.]+\s+"
+                                                                          r"[\d.]+%\s+\+([\d.]+)")
+       for rule, name in (("recent", r"sinks \+ recent"), ("key_norm", "key norm"), ("attention", "attention received"))},
 }
 
 

@@ -54,6 +54,10 @@ PANELS = {
     "BlockMapPanel": "from utils.widgets import BlockMapPanel as P; panel = P(model, tok)",
     "EngineTimelinePanel": ("from utils.arrivals import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
                             "panel = P(model, random_workload(24, model.cfg.vocab_size, (8, 32), (16, 48), seed=0))"),
+    "SpeculativePanel": ("from utils.course_model import load_draft_model\nfrom utils.widgets import SpeculativePanel as P\n"
+                         "panel = P(model, tok, load_draft_model())"),
+    # notebook 13 measures the grid (quality_grid on N_DOCS held-out documents) and passes it; P(model, tok) does the same
+    "CacheCompressionPanel": "from utils.widgets import CacheCompressionPanel as P; panel = P(model, tok)",
 }
 
 MEASURE = """

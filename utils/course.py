@@ -100,6 +100,8 @@ SERIES = [
     ("09_self_test.ipynb", "Self-test"),
     ("10_paged_kv_and_prefix_caching.ipynb", "Appendix A1: paged KV blocks and prefix caching"),
     ("11_continuous_batching.ipynb", "Appendix A2: continuous batching and chunked prefill"),
+    ("12_speculative_decoding.ipynb", "Appendix B1: speculative decoding with cache rollback"),
+    ("13_smaller_kv_cache.ipynb", "Appendix B2: a smaller KV cache, by quantization and eviction"),
 ]
 
 
@@ -138,6 +140,12 @@ TEACHES = {
                                             "prefills a shared system prompt once",
     "11_continuous_batching.ipynb": "after the page: a small serving engine on the paged cache: continuous "
                                     "batching, chunked prefill, preemption, every request equal to its solo run",
+    "12_speculative_decoding.ipynb": "after the page: a draft proposes k tokens, the target checks them in one pass; "
+                                     "greedy equals the target alone, sampling keeps its distribution, both caches "
+                                     "roll back; the speed-up, measured and modelled",
+    "13_smaller_kv_cache.ipynb": "after the page: K/V quantized to 8 or 4 bits (keys per channel, values per token, "
+                                 "an exact recent window) and evicted under a budget (sinks + window, key norm, "
+                                 "attention); memory against quality, measured",
 }
 
 

@@ -343,7 +343,7 @@ QUESTIONS: list[Question] = [
              "once only with extra bookkeeping (prefix sharing)."),
 ]
 
-QUESTIONS += APPENDIX  # the appendices, notebooks 10 and 11 (utils/quiz_appendix.py)
+QUESTIONS += APPENDIX  # the appendices, notebooks 10 to 13 (utils/quiz_appendix.py)
 
 def questions_for(*notebooks: int) -> list[Question]:
     """The questions tagged with any of ``notebooks`` (e.g. ``questions_for(3)`` after notebook 03)."""

@@ -1,4 +1,4 @@
-"""The self-test's questions on the appendices (notebooks 10 and 11), in English and in Chinese.
+"""The self-test's questions on the appendices (notebooks 10 to 13), in English and in Chinese.
 
 ``APPENDIX`` joins ``utils.quiz.QUESTIONS`` and ``APPENDIX_ZH`` joins ``utils.quiz_zh.ZH``, at the same
 positions. Numbers in the answers are computed by the package (a real block table, a real scheduler
@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cache
 
 from .question import Question
+from .recompute import TOL
 
 _TABLE, _BLOCK, _TOKEN = [7, 2, 9], 16, 35  # a block table, the block size and a token of the request
 _BUDGET, _CHUNK, _DECODING, _PROMPT = 64, 32, 10, 100  # one iteration of the serving engine
@@ -134,3 +135,116 @@ APPENDIX_ZH: list[dict] = [
      "why": "批处理改变的是请求的 token 什么时候算，而不是算出来是什么：第 11 本笔记本在分块、中途加入和离开、抢占的情况下，"
             "逐个请求和单独运行的结果做了对比。"},
 ]
+
+
+# --- Appendix B: notebooks 12 (speculative decoding) and 13 (a smaller KV cache) ------------------------
+_ALPHA, _K = 0.5, 2  # a draft token's acceptance probability (independent) and the draft length
+_D_H, _BITS = 128, 4  # per-token groups over d_h channels, 4-bit codes
+
+
+def expected_tokens_per_round(alpha: float, k: int) -> float:
+    """Tokens a round of speculative decoding adds on average when each draft token is accepted with
+    probability ``alpha`` independently: 1 + alpha + ... + alpha^k (the accepted prefix, then one more)."""
+    return sum(alpha**i for i in range(k + 1))
+
+
+@cache
+def bits_per_value() -> float:
+    """Bits per cached value of a 4-bit per-token group over d_h channels, float16 scale and minimum
+    included (measured on a real ``quantize`` output)."""
+    import torch
+
+    from .kv_quant import quantize
+
+    codes, scale, lo = quantize(torch.randn(1, 1, 1, _D_H), _BITS, dim=3)
+    return 8 * sum(t.numel() * t.element_size() for t in (codes, scale, lo)) / _D_H
+
+
+APPENDIX_B: list[Question] = [
+    Question(12, "fill", f"In speculative decoding each draft token is accepted with probability {_ALPHA} "
+             f"(independently) and the draft proposes k = {_K}. How many tokens does one round add on average?",
+             lambda: expected_tokens_per_round(_ALPHA, _K),
+             lambda: f"The accepted prefix has i tokens with probability {_ALPHA}^i (times a refusal after it), and the "
+             f"target always adds one of its own: 1 + {_ALPHA} + {_ALPHA}^2 = {expected_tokens_per_round(_ALPHA, _K):g} "
+             "tokens per target pass."),
+    Question(12, "truefalse", "Greedy speculative decoding can produce tokens that the target model alone would not.",
+             False, "Every kept draft token equals the target's own argmax at that position, and the extra token is the "
+             "target's pick: the output is the target's greedy output (up to float rounding); the draft only changes "
+             "how many target passes it takes."),
+    Question(12, "choice", "The target refuses draft token 3 of 4. What must happen to the two KV caches "
+             "before the next round?", "both are cropped back to the accepted tokens",
+             "Both caches hold K/V of draft tokens that are not part of the text any more (the target's for all four, "
+             "the draft's for its own proposals). Left there, the next round would attend to them at positions that "
+             "now hold other tokens: notebook 12 shows the tokens drift.",
+             options=("both are cropped back to the accepted tokens", "only the draft's cache is cropped",
+                      "nothing: the next round overwrites them", "both caches are rebuilt from the prompt")),
+    Question(12, "choice", "On this course's CPU, speculative decoding with the small draft can be slower than plain "
+             "greedy decoding. Why?", "a pass of the tiny target costs little more than a pass of its draft",
+             "A round costs k draft passes plus one target pass. The speed-up needs target passes that are much "
+             "dearer than draft passes (a large model on a GPU, where a decode pass is bound by reading the weights "
+             "and scoring k + 1 tokens costs about one pass); here both are small and k draft passes eat the saving.",
+             options=("a pass of the tiny target costs little more than a pass of its draft",
+                      "the draft's tokens are always refused", "the rollback recomputes the whole cache",
+                      "sampling needs the residual distribution")),
+    Question(13, "fill", f"Values are quantized to {_BITS} bits in groups of d_h = {_D_H} channels (one group per token and "
+             "head), with a float16 scale and a float16 minimum per group. How many bits does one value take on "
+             "average?", lambda: bits_per_value(),
+             lambda: f"{_BITS} bits of code, plus 2 × 16 bits of scale and minimum shared by {_D_H} values: {_BITS} + "
+             f"32 / {_D_H} = {bits_per_value():g} (measured on utils.kv_quant.quantize's output)."),
+    Question(13, "truefalse", "With attention sinks and a recent window, the next token's RoPE position is the number "
+             "of positions stored in the cache.", False,
+             "It is the number of tokens seen. The kept keys were rotated at their own positions when they were "
+             "cached; a new token rotated at the cache's length would sit, for RoPE, right next to the sinks."),
+    Question(13, "choice", "Why does the KIVI recipe quantize keys per channel rather than per token?",
+             "a few key channels are much larger than the rest in every token",
+             "Those outlier channels would stretch every token's scale and crush the small channels to a few codes; "
+             "a per-channel scale gives each channel its own range. Values have no such channels, so they are "
+             "quantized per token.",
+             options=("a few key channels are much larger than the rest in every token", "keys are stored transposed",
+                      "per-channel scales take fewer bytes", "values are never quantized")),
+    Question(13, "truefalse", f"An 8-bit quantized KV cache gives the full-precision cache's logits within the course's "
+             f"tolerance {TOL:g}.", False, "Close, not exact: each value comes back within half a quantization step. Notebook 13 measures the "
+             "logit difference, the greedy-match rate and the held-out loss: small at 8 bits, larger at 4."),
+]
+
+APPENDIX_B_ZH: list[dict] = [
+    {"notebook": 12, "kind": "fill", "options": (), "answer": None,
+     "prompt": f"推测解码中，每个草稿 token 被接受的概率是 {_ALPHA}（相互独立），草稿一次提出 k = {_K} 个。一轮平均能加几个 token？",
+     "why": lambda: f"被接受的前缀有 i 个 token 的概率是 {_ALPHA}^i（再乘上之后被拒绝的概率），目标模型总会再补上一个自己的 token："
+                    f"1 + {_ALPHA} + {_ALPHA}^2 = {expected_tokens_per_round(_ALPHA, _K):g}，这是每次目标模型前向得到的 token 数。"},
+    {"notebook": 12, "kind": "truefalse", "options": (), "answer": None,
+     "prompt": "贪心的推测解码可能生成目标模型单独运行时不会生成的 token。",
+     "why": "留下的每个草稿 token 都等于目标模型在该位置的 argmax，额外那个 token 也是目标模型选的：输出就是目标模型的贪心输出"
+            "（浮点舍入误差之内）。草稿只影响需要几次目标模型前向。"},
+    {"notebook": 12, "kind": "choice", "answer": None,
+     "prompt": "目标模型拒绝了 4 个草稿 token 中的第 3 个。下一轮之前，两个 KV 缓存要怎么处理？",
+     "options": ("都裁回到已接受的 token", "只裁草稿模型的缓存", "不用管：下一轮会覆盖它们", "都从提示词开始重建"),
+     "why": "两个缓存里都存着已经不属于文本的草稿 token 的 K/V（目标模型四个都有，草稿模型有它自己提出的那些）。留着不管，"
+            "下一轮会在这些位置已换成别的 token 的情况下还去关注它们：第 12 本笔记本演示了输出随之跑偏。"},
+    {"notebook": 12, "kind": "choice", "answer": None,
+     "prompt": "在本课程的 CPU 上，用小草稿模型做推测解码可能比普通贪心解码还慢。为什么？",
+     "options": ("微型目标模型一次前向只比草稿模型贵一点", "草稿 token 总是被拒绝", "回滚要重算整个缓存", "采样需要残差分布"),
+     "why": "一轮的开销是 k 次草稿前向加一次目标前向。要有加速，目标模型的前向必须比草稿的贵得多（GPU 上的大模型：解码受限于"
+            "读权重，给 k + 1 个 token 打分的开销约等于一次前向）；这里两个模型都很小，k 次草稿前向就把省下的时间吃掉了。"},
+    {"notebook": 13, "kind": "fill", "options": (), "answer": None,
+     "prompt": f"把值量化成 {_BITS} 位，每组是 d_h = {_D_H} 个通道（每个 token 每个头一组），每组另存一个 float16 缩放系数和一个"
+               "float16 最小值。平均每个值占多少位？",
+     "why": lambda: f"{_BITS} 位编码，加上 {_D_H} 个值共用的 2 × 16 位缩放系数和最小值：{_BITS} + 32 / {_D_H} = "
+                    f"{bits_per_value():g}（在 utils.kv_quant.quantize 的输出上实测）。"},
+    {"notebook": 13, "kind": "truefalse", "options": (), "answer": None,
+     "prompt": "保留注意力汇聚点加最近窗口时，下一个 token 的 RoPE 位置等于缓存里存的位置数。",
+     "why": "它等于已经看过的 token 数。留下的键在写入缓存时已按各自的位置旋转过；如果按缓存长度去旋转新 token，"
+            "在 RoPE 看来它就紧挨着那些汇聚点了。"},
+    {"notebook": 13, "kind": "choice", "answer": None,
+     "prompt": "KIVI 为什么按通道而不是按 token 量化键？",
+     "options": ("少数几个键通道在每个 token 里都比其他通道大得多", "键是转置存储的", "按通道的缩放系数占的字节更少", "值从不量化"),
+     "why": "这些离群通道会把每个 token 的缩放范围撑大，让小通道只剩下几个编码可用；按通道设缩放系数，每个通道就有自己的范围。"
+            "值没有这样的通道，所以按 token 量化。"},
+    {"notebook": 13, "kind": "truefalse", "options": (), "answer": None,
+     "prompt": f"8 位量化的 KV 缓存给出的 logits 与全精度缓存相差在课程容差 {TOL:g} 以内。",
+     "why": "只是接近，不是完全相同：每个值读回来时误差在半个量化步长之内。第 13 本笔记本测了 logits 差值、贪心一致率和"
+            "留出集损失：8 位时很小，4 位时更大。"},
+]
+
+APPENDIX += APPENDIX_B
+APPENDIX_ZH += APPENDIX_B_ZH

@@ -342,5 +342,7 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
 # The appendices keep their exercises next to their own solutions (this file stays one sitting long).
 from .paged_exercises import EXERCISES_10  # noqa: E402
 from .serving_exercises import EXERCISES_11  # noqa: E402
+from .speculative_exercises import EXERCISES_12  # noqa: E402
+from .compression_exercises import EXERCISES_13  # noqa: E402
 
-EXERCISES.update({e.id: e for e in EXERCISES_10 + EXERCISES_11})
+EXERCISES.update({e.id: e for e in EXERCISES_10 + EXERCISES_11 + EXERCISES_12 + EXERCISES_13})

@@ -22,6 +22,16 @@ MESSAGES: dict[str, str] = {
     "Self-test": "自测",
     "Appendix A1: paged KV blocks and prefix caching": "附录 A1：分页 KV 块与前缀缓存",
     "Appendix A2: continuous batching and chunked prefill": "附录 A2：连续批处理与分块预填充",
+    "Appendix B1: speculative decoding with cache rollback": "附录 B1：推测解码与缓存回滚",
+    "Appendix B2: a smaller KV cache, by quantization and eviction": "附录 B2：更小的 KV 缓存：量化与淘汰",
+    "after the page: a draft proposes k tokens, the target checks them in one pass; greedy equals the target alone, "
+    "sampling keeps its distribution, both caches roll back; the speed-up, measured and modelled":
+        "课程正文之外：草稿模型提出 k 个 token，目标模型一次前向把它们全部验证；贪心时输出与目标模型单独运行一致，"
+        "采样时保持目标模型的分布，两个缓存都要回滚；加速比的实测与建模",
+    "after the page: K/V quantized to 8 or 4 bits (keys per channel, values per token, an exact recent window) and "
+    "evicted under a budget (sinks + window, key norm, attention); memory against quality, measured":
+        "课程正文之外：把 K/V 量化到 8 位或 4 位（键按通道、值按 token，最近的窗口保持精确），以及在位置预算下淘汰"
+        "（汇聚点 + 窗口、键范数、注意力得分）；实测内存与质量的取舍",
     "after the page: one pool of fixed-size blocks shared by every request, block tables, copy-on-write, and prefix "
     "caching that prefills a shared system prompt once":
         "课程正文之外：所有请求共用一个由固定大小的块组成的池；块表、写时复制，以及让共享的系统提示词只预填充一次的前缀缓存",

@@ -14,10 +14,10 @@ MESSAGES: dict[str, str] = {
     "off": "关闭",
     "{rate} requests/s, max_batch_tokens = {budget}, prefill_chunk = {chunk}: TTFT p50 {ttft:.1f} ms, ITL p95 {itl:.2f} ms "
     "(replayed with the fitted costs)":
-        "{rate} 请求/s，max_batch_tokens = {budget}，prefill_chunk = {chunk}：TTFT p50 {ttft:.1f} ms，ITL p95 {itl:.2f} ms"
+        "每秒 {rate} 个请求，max_batch_tokens = {budget}，prefill_chunk = {chunk}：TTFT p50 {ttft:.1f} ms，ITL p95 {itl:.2f} ms"
         "（按拟合的开销回放）",
     "decode: its tokens in each iteration (above), one segment per token of a request (below)":
-        "解码：上图是每次迭代里的解码 token，下图是请求的每个 token 一段",
+        "解码：上图是每次迭代里的解码 token，下图中请求的每个 token 画成一段",
     "prefill: its chunk tokens in each iteration (above), a request's prefill (below)":
         "预填充：上图是每次迭代里的分块 token，下图是请求的预填充",
 
@@ -25,7 +25,7 @@ MESSAGES: dict[str, str] = {
     "The engine's iterations over time: continuous batching with chunked prefill":
         "引擎的迭代随时间展开：连续批处理与分块预填充",
     "max_batch_tokens (tokens per iteration)": "max_batch_tokens（每次迭代的 token 数）",
-    "prefill_chunk (tokens per chunk)": "prefill_chunk（每块的 token 数）",
+    "prefill_chunk (tokens per chunk)": "prefill_chunk（每个分块的 token 数）",
     "iterations": "迭代次数",
     "the longest iteration": "最长的一次迭代",
     "largest prefill chunk": "最大的预填充分块",
@@ -34,7 +34,7 @@ MESSAGES: dict[str, str] = {
     "times replayed from step costs fitted to a real run on this machine ({fixed:.3f} ms per iteration + "
     "{forward:.3f} ms per forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill token); "
     "percentiles: numpy's default (linear interpolation)":
-        "时间按每步成本回放，成本模型拟合自本机上的一次真实运行（每次迭代 {fixed:.3f} ms + 每次前向传播 "
+        "时间按每次迭代的开销回放，开销模型拟合自本机上的一次真实运行（每次迭代 {fixed:.3f} ms + 每次前向传播 "
         "{forward:.3f} ms + 每个解码行 {row:.4f} ms + 每个预填充 token {token:.4f} ms）；百分位数按 NumPy 的默认方式（线性插值）计算",
 
     # --- utils/exercises/serving_exercises.py: the judges ----------------------------------------
@@ -56,12 +56,12 @@ MESSAGES: dict[str, str] = {
         "3 个请求在解码，两个提示词分别还剩 10 和 12 个 token，预算 16，分块 8",
     "prefill_chunk None: a 30-token prompt in one piece, budget 64":
         "prefill_chunk 为 None：30 token 的提示词一次跑完，预算 64",
-    "nothing decoding: two prompts share the budget": "没有请求在解码：两个提示词分享预算",
+    "nothing decoding: two prompts share the budget": "没有请求在解码：两个提示词共用预算",
     "a chunk is at most prefill_chunk tokens, however much budget is left":
         "一个分块最多 prefill_chunk 个 token，不管预算还剩多少",
     "decode first: the running requests get their token before any prefill, and once the budget is spent "
     "nothing else runs":
-        "解码优先：运行中的请求先各拿到一个 token，然后才轮到预填充；预算用完，就什么都不再运行",
+        "先解码：运行中的请求先各拿到一个 token，然后才轮到预填充；预算用完，就什么都不再运行",
     "the last chunk takes what is left of the budget: part of a prompt is fine":
         "最后一个分块用掉剩下的预算：只跑提示词的一部分也可以",
     "None means no chunk limit: the prompt goes in whole if the budget allows":

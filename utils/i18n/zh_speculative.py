@@ -21,6 +21,11 @@ MESSAGES: dict[str, str] = {
     "end of the target's cache after the round": "本轮结束后目标模型缓存的末尾",
     "end of the draft's cache after the round": "本轮结束后草稿模型缓存的末尾",
 
+    # --- utils/widgets/speculative.py: kind_label (the kind of a round's target token, for display) ---
+    "correction": "修正",
+    "bonus": "附赠",
+    "no drafts": "无草稿",
+
     # --- plot_first_token_counts --------------------------------------------------------------------
     "target's probability p": "目标模型的概率 p",
     "the rest": "其余 token",
@@ -46,11 +51,11 @@ MESSAGES: dict[str, str] = {
     "speed-up over the target alone": "相对目标模型单独解码的加速比",
     "Speed-up": "加速比",
     "Speculative decoding on this CPU: costs, tokens per round, speed-up":
-        "本机 CPU 上的投机解码：开销、每轮 token 数、加速比",
+        "本机 CPU 上的推测解码：开销、每轮 token 数、加速比",
 
     # --- utils/widgets/speculative.py: SpeculativePanel ---------------------------------------------
     "Speculative decoding: what each round proposed, accepted and kept in the caches":
-        "投机解码：每一轮提出了什么、接受了什么、缓存里留下了什么",
+        "推测解码：每一轮提出了什么、接受了什么、缓存里留下了什么",
     "draft model ({L} block, C={C})": "草稿模型（{L} 个块，C={C}）",
     "prompt lookup (no weights)": "提示词查找（没有权重）",
     "0 (greedy)": "0（贪心）",
@@ -68,8 +73,11 @@ MESSAGES: dict[str, str] = {
     "tokens per target pass": "每次目标前向得到的 token 数",
     "sampled (seed 0): the target's distribution is kept (section 3), not a fixed sequence":
         "采样（随机种子 0）：保持的是目标模型的分布（第 3 节），而不是某个固定的序列",
+    "sampled (seed 0) without the crop: the target's cache holds refused drafts, so the target's "
+    "distribution is NOT kept":
+        "采样（随机种子 0）且不裁剪：目标模型的缓存里留着被拒绝的草稿 token，所以输出不再服从目标模型的分布",
     "the same {n} tokens as the target's own greedy run": "与目标模型自己贪心生成的 {n} 个 token 完全相同",
-    "differs from the target's own greedy run from new token {i} on": "从第 {i} 个新 token 起与目标模型自己的贪心结果不同",
+    "differs from the target's own greedy run first at new token {i}": "第一个与目标模型自己的贪心结果不同的是第 {i} 个新 token",
     "target passes: the prefill of the prompt's first T - 1 tokens, then one per round; "
     "tokens per target pass: new tokens / rounds":
         "目标模型前向次数：先预填充提示词的前 T - 1 个 token，之后每轮一次；每次目标前向得到的 token 数：新 token 数 / 轮数",
@@ -103,7 +111,7 @@ MESSAGES: dict[str, str] = {
         "只保留 p 大于 q 的部分（max(0, p - q)），再除以总和，使它加起来等于 1",
     "prompt lookup: q is one-hot on the refused token 1": "提示词查找：q 是落在被拒绝的 token 1 上的独热分布",
     "with a one-hot q the residual is p without the refused token, renormalised":
-        "q 是独热分布时，剩余分布就是去掉被拒绝 token 之后的 p，再重新归一化",
+        "q 是独热分布时，残差分布就是去掉被拒绝 token 之后的 p，再重新归一化",
     "a draft filtered by top-k: q is 0 on two tokens": "草稿经过 top-k 过滤：q 在两个 token 上为 0",
     "p == q: the draft is never refused": "p == q：草稿永远不会被拒绝",
     "when p == q, max(0, p - q) is all zeros: dividing by its sum gives NaN. A refusal cannot happen then, so "

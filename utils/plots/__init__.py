@@ -114,3 +114,5 @@ from .metrics import (  # noqa: E402,F401
 )
 from .paged import plot_block_table, plot_paged_memory, plot_prefix_caching, plot_block_map  # noqa: E402,F401
 from .serving import plot_iterations, plot_engine_timeline  # noqa: E402,F401
+from .speculative import plot_speculative_rounds, plot_first_token_counts, plot_speculative_speedup  # noqa: E402,F401
+from .compression import plot_quantize_group, plot_channel_magnitudes, plot_kept_positions, plot_compression_tradeoff  # noqa: E402,F401

@@ -112,9 +112,9 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
     """Three panels. Left: the cost of one forward pass of the target against the tokens it is fed
     (``pass_tokens``, ``target_pass_ms``), and of one draft pass (``draft_pass_ms``, one token). Middle:
     tokens per round against k (``ks``), measured per draft (``drafts``: name -> ``tokens_per_round``),
-    the i.i.d. model (``model_tokens_per_round``, None: not drawn) and k + 1, the most a round yields. Right: the speed-up against the same loop without
-    a draft, measured (``measured``: median, with ``q1``/``q3`` whiskers) and predicted (``predicted``),
-    with 1 dashed. ``title`` defaults to "Speculative decoding on this CPU: costs, tokens per round,
+    the i.i.d. model (``model_tokens_per_round``, None: not drawn; dash-dot) and k + 1, the most a round
+    yields. Right: the speed-up against the same loop without a draft, measured (``measured``: median,
+    with ``q1``/``q3`` whiskers) and predicted by the cost model (``predicted``, dashed), with 1 dotted. ``title`` defaults to "Speculative decoding on this CPU: costs, tokens per round,
     speed-up"."""
     fig, axes = subplots(1, 3, figsize=(12, 4.3))
     fig.subplots_adjust(left=0.06, right=0.99, top=0.85, bottom=0.34, wspace=0.3)
@@ -132,7 +132,7 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
         c = colors[i % 2]
         axes[1].plot(ks, d["tokens_per_round"], "o", color=c, ms=6, label=tr("{name}: measured", name=name))
         if d.get("model_tokens_per_round") is not None:
-            axes[1].plot(ks, d["model_tokens_per_round"], "--", color=c, lw=1.2,
+            axes[1].plot(ks, d["model_tokens_per_round"], "-.", color=c, lw=1.2,
                          label=tr("{name}: i.i.d. model (1 - α^(k+1)) / (1 - α)", name=name))
         med = np.array([s["median"] for s in d["measured"]])
         err = np.array([[m - s["q1"] for m, s in zip(med, d["measured"])],

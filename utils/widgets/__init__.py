@@ -143,3 +143,5 @@ from .metrics import (  # noqa: E402,F401
 )
 from .paged import BLOCK_SIZES, POOL_SIZES, BlockMapPanel  # noqa: E402,F401
 from .serving import EngineTimelinePanel  # noqa: E402,F401
+from .speculative import SPEC_PROMPTS, SpeculativePanel  # noqa: E402,F401
+from .compression import CacheCompressionPanel  # noqa: E402,F401

@@ -34,12 +34,18 @@ def round_kind(proposed: list, accepted: int) -> str:
     return "bonus" if accepted == len(proposed) else "correction"
 
 
+def kind_label(kind: str) -> str:
+    """``round_kind``'s word for display, in the course's language (the kind itself stays English for code)."""
+    return {"correction": tr("correction"), "bonus": tr("bonus"), "none": tr("no drafts")}[kind]
+
+
 def speculative_rounds(target, draft, tok, ids: torch.Tensor, max_new_tokens: int, *, k: int,
                        temperature: float = 0.0, seed: int = 0, rollback: bool = True,
                        reference: torch.Tensor | None = None) -> dict:
     """One ``speculative_generate`` run of ``max_new_tokens`` after ``ids`` (``[1, T]``), as a dict:
     ``rounds`` (per round: ``start``, the position of its first draft token; ``proposed`` and ``words``;
-    ``accepted``; ``extra`` and ``extra_word``, the target's own token; ``kind`` (``round_kind``);
+    ``accepted``; ``extra`` and ``extra_word``, the target's own token; ``kind`` (``round_kind``) and
+    ``kind_label``, the same for display, in the course's language;
     ``length``, the sequence's length after it; ``target_len``/``draft_len``, the caches' lengths after
     it), ``tokens`` and ``text`` (the new tokens), the counts (``acceptance_rate``, ``target_calls``,
     ``draft_calls``, ``n_rounds``, ``tokens_per_round``), and, greedy, ``reference`` (the target's own
@@ -52,7 +58,8 @@ def speculative_rounds(target, draft, tok, ids: torch.Tensor, max_new_tokens: in
         start, n = n, n + len(r["added"])
         rounds.append({"start": start, "proposed": r["proposed"], "words": tok.tokens(r["proposed"]),
                        "accepted": r["accepted"], "extra": r["added"][-1], "extra_word": tok.tokens(r["added"][-1:])[0],
-                       "kind": round_kind(r["proposed"], r["accepted"]), "length": n,
+                       "kind": (kind := round_kind(r["proposed"], r["accepted"])), "kind_label": kind_label(kind),
+                       "length": n,
                        "target_len": r["target_len"], "draft_len": r["draft_len"]})
     state = {"k": k, "temperature": temperature, "rollback": rollback, "lookup": isinstance(draft, PromptLookup),
              "prompt_len": T0, "prompt_words": tok.tokens(ids[0].tolist()), "max_new_tokens": max_new_tokens,
@@ -123,12 +130,14 @@ class SpeculativePanel(Panel):
         head = "".join(f"<th>{name}</th>" for name, _ in cells)
         row = "".join(f"<td>{value}</td>" for _, value in cells)
         if s["temperature"] > 0:
-            verdict = tr("sampled (seed 0): the target's distribution is kept (section 3), not a fixed sequence")
+            verdict = (tr("sampled (seed 0): the target's distribution is kept (section 3), not a fixed sequence")
+                       if s["rollback"] else
+                       tr("sampled (seed 0) without the crop: the target's cache holds refused drafts, so the "
+                          "target's distribution is NOT kept"))
         elif s["first_diff"] is None:
             verdict = tr("the same {n} tokens as the target's own greedy run", n=plain)
         else:
-            verdict = tr("differs from the target's own greedy run from new token {i} on",
-                         i=s["first_diff"] + 1)
+            verdict = tr("differs from the target's own greedy run first at new token {i}", i=s["first_diff"] + 1)
         note = tr("target passes: the prefill of the prompt's first T - 1 tokens, then one per round; "
                   "tokens per target pass: new tokens / rounds")
         return (f"<div class='speculative'><table><tr>{head}</tr><tr>{row}</tr></table>"
