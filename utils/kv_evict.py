@@ -16,7 +16,7 @@ Eviction happens after a forward pass: a prompt longer than the budget is still 
 attention, and each later token sees only what was kept. **Positions:** a kept key was rotated by
 RoPE at its own position when it was cached, and the next token's position is the number of tokens
 *seen* (``seen_tokens``), not the number stored: a cache that restarts at its length would rotate the
-new token as if it stood next to the sinks.
+new token as if it stood at position ``budget``, though the recent keys it attends to sit later.
 """
 from __future__ import annotations
 

@@ -194,7 +194,8 @@ APPENDIX_B: list[Question] = [
     Question(13, "truefalse", "With attention sinks and a recent window, the next token's RoPE position is the number "
              "of positions stored in the cache.", False,
              "It is the number of tokens seen. The kept keys were rotated at their own positions when they were "
-             "cached; a new token rotated at the cache's length would sit, for RoPE, right next to the sinks."),
+             "cached; a new token rotated at the cache's length would stand, for RoPE, before the recent keys it "
+             "attends to: the distances RoPE encodes would be wrong."),
     Question(13, "choice", "Why does the KIVI recipe quantize keys per channel rather than per token?",
              "a few key channels are much larger than the rest in every token",
              "Those outlier channels would stretch every token's scale and crush the small channels to a few codes; "
@@ -234,7 +235,7 @@ APPENDIX_B_ZH: list[dict] = [
     {"notebook": 13, "kind": "truefalse", "options": (), "answer": None,
      "prompt": "保留注意力汇聚点加最近窗口时，下一个 token 的 RoPE 位置等于缓存里存的位置数。",
      "why": "它等于已经看过的 token 数。留下的键在写入缓存时已按各自的位置旋转过；如果按缓存长度去旋转新 token，"
-            "在 RoPE 看来它就紧挨着那些汇聚点了。"},
+            "在 RoPE 看来它反而排在它要关注的最近那些键之前，RoPE 编码的距离就错了。"},
     {"notebook": 13, "kind": "choice", "answer": None,
      "prompt": "KIVI 为什么按通道而不是按 token 量化键？",
      "options": ("少数几个键通道在每个 token 里都比其他通道大得多", "键是转置存储的", "按通道的缩放系数占的字节更少", "值从不量化"),
