@@ -56,3 +56,59 @@ def english_left(texts) -> list[str]:
         text = re.sub(r"<[^>]+>|&\w+;", " ", text)          # HTML tags and entities
         left += [f"{w!r} in {text.strip()[:80]!r}" for w in WORD.findall(text) if not is_kept(w)]
     return left
+
+
+# --- reading a Chinese screen: what the appendix tests (and part B's) share ----------------------------
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import warnings  # noqa: E402
+
+MATH_TICK = re.compile(r"\$\\mathdefault\{[-\d^{}.]*\}\$")  # a log axis's tick label: $\mathdefault{10^{-4}}$
+
+
+@contextlib.contextmanager
+def chinese_screen():
+    """Within the block the course speaks Chinese and a missing glyph is an error."""
+    from utils.course import set_language
+
+    set_language("zh")
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+            yield
+    finally:
+        set_language("en")
+
+
+def figure_texts(fig) -> list[str]:
+    """Every text of ``fig`` (titles, labels, ticks, legends, annotations), after drawing it as the inline
+    backend does (so a missing glyph raises inside ``chinese_screen``)."""
+    import matplotlib.pyplot as plt
+    import matplotlib.text
+
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    fig.savefig(io.BytesIO(), format="png", dpi=60)
+    plt.close(fig)
+    return [t for t in texts if t and not MATH_TICK.fullmatch(t)]
+
+
+def widget_texts(w) -> list[str]:
+    """Descriptions, tooltips, option labels and HTML/label values of ``w`` and its children."""
+    import ipywidgets as widgets
+
+    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
+    texts += list(getattr(w, "_options_labels", ()))
+    if isinstance(w, (widgets.HTML, widgets.Label)):
+        texts.append(w.value)
+    for child in getattr(w, "children", ()):
+        texts += widget_texts(child)
+    return [t for t in texts if t]
+
+
+def panel_texts(panel) -> list[str]:
+    """What a panel shows: its controls, its HTML and its figure's texts (a panel in error fails here)."""
+    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
+    texts = widget_texts(panel.widget)
+    assert panel.html.value in texts
+    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])

@@ -3,7 +3,6 @@ legend and panel text of utils/plots/paged.py and utils/widgets/paged.py is Chin
 glyph, and the exercises' checks answer in Chinese; symbols, code names and units may stay."""
 import ast
 import re
-import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
 
@@ -12,16 +11,12 @@ import pytest
 
 matplotlib.use("Agg")
 
-import ipywidgets as widgets  # noqa: E402
 import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
-from i18n_support import english_left  # noqa: E402
-from test_fonts import png  # noqa: E402
-from utils import exercises as E  # noqa: E402
+from i18n_support import chinese_screen, english_left, figure_texts, panel_texts  # noqa: E402
 from utils import load_course_model  # noqa: E402
 from utils.course import set_language  # noqa: E402
-from utils.exercises.paged_exercises import EXERCISES_10  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import BlockMapPanel  # noqa: E402
 
@@ -32,36 +27,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 @pytest.fixture(autouse=True)
 def chinese():
-    set_language("zh")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+    with chinese_screen():
         yield
-    set_language("en")
-
-
-def figure_texts(fig) -> list[str]:
-    """Every text of ``fig``, after drawing it without a missing glyph."""
-    fig.canvas.draw()
-    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
-    png(fig)
-    return [t for t in texts if t]
-
-
-def widget_texts(w) -> list[str]:
-    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
-    texts += list(getattr(w, "_options_labels", ()))
-    if isinstance(w, (widgets.HTML, widgets.Label)):
-        texts.append(w.value)
-    for child in getattr(w, "children", ()):
-        texts += widget_texts(child)
-    return [t for t in texts if t]
-
-
-def panel_texts(panel) -> list[str]:
-    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
-    texts = widget_texts(panel.widget)
-    assert panel.html.value in texts
-    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])
 
 
 # --- figures: every plot function of utils/plots/paged.py -------------------------------------------
@@ -164,33 +131,3 @@ MISTAKES_10 = {
         ("always one token less", lambda k, c, n, bs: max(0, _leading(k, c) * bs - 1)),
     ],
 }
-
-
-def _stub(*args):
-    raise NotImplementedError
-
-
-def test_the_exercises_have_chinese_words_and_hints():
-    for ex in EXERCISES_10:
-        texts = [ex.hint] + [t for c in ex.cases() for t in (c.words, c.hint) if t]
-        assert sorted(t for t in texts if t not in MESSAGES) == []
-
-
-@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_10))
-def test_the_checks_answer_in_chinese_and_catch_every_mistake(exercise_id, capsys):
-    report = E.check(exercise_id, _stub)
-    assert not report.written and capsys.readouterr().out.startswith(f"{exercise_id}：还没有写")
-    report = E.check(exercise_id, E.EXERCISES[exercise_id].solution)
-    out = capsys.readouterr().out
-    assert report.passed and f"{exercise_id}：全部 {len(report.cases)} 个用例通过。" in out
-    assert english_left(out.splitlines()) == []
-    for name, wrong in MISTAKES_10[exercise_id] + [("returns None", lambda *args: None)]:
-        report = E.check(exercise_id, wrong)
-        out = capsys.readouterr().out
-        assert not report.passed, name
-        assert "✗" in out and "提示：" in out and "Traceback" not in out
-        lines = [re.sub(r"[A-Za-z]*Error: .*", "", line) for line in out.splitlines()]  # Python's own error text
-        assert english_left(lines) == [], (name, english_left(lines))
-    set_language("en")
-    for name, wrong in MISTAKES_10[exercise_id]:
-        assert not E.run(exercise_id, wrong).passed, name

@@ -4,7 +4,6 @@ plot_engine_timeline), its panel (EngineTimelinePanel) and its exercises' feedba
 exercises must catch, with a hint, in both languages (MISTAKES_11, for tests/test_exercises.py)."""
 import ast
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -12,16 +11,13 @@ import pytest
 
 matplotlib.use("Agg")
 
-import ipywidgets as widgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
-from i18n_support import english_left  # noqa: E402
-from test_fonts import png  # noqa: E402
+from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
 from utils import exercises as E  # noqa: E402
 from utils.arrivals import random_workload  # noqa: E402
-from utils.course import set_language  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
@@ -84,48 +80,11 @@ MISTAKES_11 = {
 }
 
 
-@pytest.mark.parametrize("exercise_id, name, wrong", [(k, n, f) for k, ms in MISTAKES_11.items() for n, f in ms],
-                         ids=[f"{k}:{n}" for k, ms in MISTAKES_11.items() for n, _ in ms])
-def test_a_planted_mistake_fails_with_a_hint(exercise_id, name, wrong, capsys):
-    report = E.check(exercise_id, wrong)
-    out = capsys.readouterr().out
-    assert not report.passed and "✗" in out and "Hint:" in out and "Traceback" not in out
-
-
-@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_11))
-def test_the_reference_passes_and_a_stub_is_not_written_yet(exercise_id, capsys):
-    assert E.check(exercise_id, E.EXERCISES[exercise_id].solution).passed
-
-    def stub(*args):
-        raise NotImplementedError
-    assert not E.check(exercise_id, stub).written and "not written yet" in capsys.readouterr().out
-
-
 # --- Chinese --------------------------------------------------------------------------------------------
 @pytest.fixture
 def chinese():
-    set_language("zh")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+    with chinese_screen():
         yield
-    set_language("en")
-
-
-def figure_texts(fig) -> list[str]:
-    fig.canvas.draw()
-    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
-    png(fig)  # glyph warnings are errors here
-    return [t for t in texts if t]
-
-
-def widget_texts(w) -> list[str]:
-    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
-    texts += list(getattr(w, "_options_labels", ()))
-    if isinstance(w, (widgets.HTML, widgets.Label)):
-        texts.append(w.value)
-    for child in getattr(w, "children", ()):
-        texts += widget_texts(child)
-    return [t for t in texts if t]
 
 
 def _steps(chunk):
@@ -158,23 +117,6 @@ def test_panel_and_plot_engine_timeline_are_chinese(chinese):
     texts = figure_texts(plots.plot_engine_timeline(panel.state, title="中文标题"))
     assert english_left(texts) == []
     plt.close("all")
-
-
-@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_11))
-def test_exercise_feedback_is_chinese(exercise_id, chinese, capsys):
-    def stub(*args):
-        raise NotImplementedError
-    outs = []
-    for fn in [stub, E.EXERCISES[exercise_id].solution, lambda *a: None, lambda *a: ([1], "x")]:
-        E.check(exercise_id, fn)
-        outs.append(capsys.readouterr().out)
-    for _, wrong in MISTAKES_11[exercise_id]:
-        assert not E.check(exercise_id, wrong).passed
-        outs.append(capsys.readouterr().out)
-    assert outs[0].startswith(f"{exercise_id}：还没有写") and "全部" in outs[1]
-    lines = [line for out in outs for line in out.splitlines()]
-    assert english_left(re.sub(r"'[^']*'", "", line) for line in lines) == []
-    assert all(CJK.search(line) for line in lines if not line.startswith("  ✓")), lines
 
 
 def test_every_literal_tr_key_of_notebook_11_is_in_the_catalogue():

@@ -5,7 +5,6 @@ course's tokens (the learner's data, drawn as they are) aside. Also the mistakes
 catch, with a hint, in both languages (MISTAKES_12, for tests/test_exercises.py)."""
 import ast
 import re
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -14,15 +13,11 @@ import torch
 
 matplotlib.use("Agg")
 
-import ipywidgets as widgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
-from i18n_support import english_left  # noqa: E402
-from test_fonts import png  # noqa: E402
-from utils import exercises as E  # noqa: E402
-from utils.course import set_language  # noqa: E402
+from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
 from utils.exercises.speculative_exercises import EXERCISES_12, accept_prefix  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.speculative import PromptLookup  # noqa: E402
@@ -74,31 +69,11 @@ MISTAKES_12 = {
 }
 
 
-@pytest.mark.parametrize("exercise_id, name, wrong", [(k, n, f) for k, ms in MISTAKES_12.items() for n, f in ms],
-                         ids=[f"{k}:{n}" for k, ms in MISTAKES_12.items() for n, _ in ms])
-def test_a_planted_mistake_fails_with_a_hint(exercise_id, name, wrong, capsys):
-    report = E.check(exercise_id, wrong)
-    out = capsys.readouterr().out
-    assert not report.passed and "✗" in out and "Hint:" in out and "Traceback" not in out
-
-
-@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_12))
-def test_the_reference_passes_and_a_stub_is_not_written_yet(exercise_id, capsys):
-    assert E.check(exercise_id, E.EXERCISES[exercise_id].solution).passed
-
-    def stub(*args):
-        raise NotImplementedError
-    assert not E.check(exercise_id, stub).written and "not written yet" in capsys.readouterr().out
-
-
 # --- Chinese --------------------------------------------------------------------------------------------
 @pytest.fixture
 def chinese():
-    set_language("zh")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+    with chinese_screen():
         yield
-    set_language("en")
 
 
 @pytest.fixture(scope="module")
@@ -118,23 +93,6 @@ def without_tokens(texts, tok) -> list[str]:
             text = re.sub(rf"(?<![\w']){re.escape(w)}(?![\w'])", "", str(text))
         out.append(text)
     return out
-
-
-def figure_texts(fig) -> list[str]:
-    fig.canvas.draw()
-    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
-    png(fig)  # glyph warnings are errors here
-    return [t for t in texts if t]
-
-
-def widget_texts(w) -> list[str]:
-    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
-    texts += list(getattr(w, "_options_labels", ()))
-    if isinstance(w, (widgets.HTML, widgets.Label)):
-        texts.append(w.value)
-    for child in getattr(w, "children", ()):
-        texts += widget_texts(child)
-    return [t for t in texts if t]
 
 
 def _speedup_data():
@@ -186,23 +144,6 @@ def test_speculative_panel_is_chinese(chinese, models):
     assert MESSAGES[SpeculativePanel.title] in texts[0]
     assert "裁剪两个缓存（正确做法）" in panel.controls["rollback"]._options_labels
     plt.close("all")
-
-
-@pytest.mark.parametrize("exercise_id", sorted(MISTAKES_12))
-def test_exercise_feedback_is_chinese(exercise_id, chinese, capsys):
-    def stub(*args):
-        raise NotImplementedError
-    outs = []
-    for fn in [stub, E.EXERCISES[exercise_id].solution, lambda *a: None, lambda *a: ([1], "x")]:
-        E.check(exercise_id, fn)
-        outs.append(capsys.readouterr().out)
-    for _, wrong in MISTAKES_12[exercise_id]:
-        assert not E.check(exercise_id, wrong).passed
-        outs.append(capsys.readouterr().out)
-    assert outs[0].startswith(f"{exercise_id}：还没有写") and "全部" in outs[1]
-    lines = [re.sub(r"[A-Za-z]*Error: .*", "", line) for out in outs for line in out.splitlines()]
-    assert english_left(re.sub(r"'[^']*'", "", line) for line in lines) == []
-    assert all(CJK.search(line) for line in lines if not line.startswith("  ✓")), lines
 
 
 def test_every_literal_tr_key_of_notebook_12_is_in_the_catalogue():

@@ -3,7 +3,6 @@
 missing glyph; symbols, code names, units and the caller's own data may stay as they are."""
 import ast
 import re
-import warnings
 from pathlib import Path
 from types import SimpleNamespace as NS
 
@@ -13,16 +12,14 @@ import torch
 
 matplotlib.use("Agg")
 
-import ipywidgets as widgets  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
-from i18n_support import english_left  # noqa: E402
-from test_fonts import WORDS, _schedule, _stats, png  # noqa: E402
+from i18n_support import chinese_screen, english_left, figure_texts, panel_texts  # noqa: E402
+from test_fonts import WORDS, _schedule, _stats  # noqa: E402
 from utils import bugs, load_course_model  # noqa: E402
 from utils.batch_engine import StepCosts  # noqa: E402
-from utils.course import set_language  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import BugLabPanel, DecodeBoundPanel, SamplingPanel, SlidingWindowPanel  # noqa: E402
 from utils.widgets.metrics import HARDWARE_BANDWIDTH_GBPS, POLICY_NAMES, ArrivalsPanel  # noqa: E402
@@ -41,44 +38,12 @@ NOT_YET_KEPT = {"bug", "Bug", "dropout", "Apple", "Max", "small", "tiny", "KVCac
 
 @pytest.fixture(autouse=True)
 def chinese():
-    set_language("zh")
-    with warnings.catch_warnings():
-        warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
+    with chinese_screen():
         yield
-    set_language("en")
-
-
-MATH_TICK = re.compile(r"\$\\mathdefault\{[-\d^{}.]*\}\$")  # a log axis's tick label: $\mathdefault{10^{-4}}$
 
 
 def english(texts) -> list[str]:
     return [w for w in english_left(texts) if w.split("'")[1] not in NOT_YET_KEPT]
-
-
-def figure_texts(fig) -> list[str]:
-    """Every text of ``fig`` (titles, labels, ticks, legends, annotations), after drawing it without a missing glyph."""
-    fig.canvas.draw()
-    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
-    png(fig)  # the font test's way of drawing: glyph warnings are errors here too
-    return [t for t in texts if t and not MATH_TICK.fullmatch(t)]
-
-
-def widget_texts(w) -> list[str]:
-    """Descriptions, tooltips, option labels and HTML/label values of ``w`` and its children."""
-    texts = [getattr(w, name, None) or "" for name in ("description", "tooltip")]
-    texts += list(getattr(w, "_options_labels", ()))
-    if isinstance(w, (widgets.HTML, widgets.Label)):
-        texts.append(w.value)
-    for child in getattr(w, "children", ()):
-        texts += widget_texts(child)
-    return [t for t in texts if t]
-
-
-def panel_texts(panel) -> list[str]:
-    assert "error" not in panel.state, panel.state.get("error")  # a missing translation would show up here
-    texts = widget_texts(panel.widget)
-    assert panel.html.value in texts
-    return texts + (figure_texts(panel.fig) if panel.fig is not None else [])
 
 
 # --- figures: every plot function of these modules, its default title where it has one ------------
