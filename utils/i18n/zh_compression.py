@@ -22,13 +22,13 @@ MESSAGES: dict[str, str] = {
     "What each rule keeps after {n} tokens": "看过 {n} 个 token 后，每条规则保留了哪些位置",
     "{rule}, layer {layer}": "{rule}，第 {layer} 层",
     "position (0 = <BOS>)": "位置（0 = <BOS>）",
-    "sink: always kept": "注意力汇点：始终保留",
+    "sink: always kept": "注意力汇聚点：始终保留",
     "recent window: always kept": "最近窗口：始终保留",
     "kept by the rule": "由规则选中保留",
     "evicted": "已淘汰",
     # the rules, in words (the panel's dropdown too)
     "none": "不淘汰",
-    "sinks + recent": "汇点 + 最近窗口",
+    "sinks + recent": "汇聚点 + 最近窗口",
     "key norm": "键范数最小",
     "attention received": "累计注意力最多",
     # plot_compression_tradeoff
@@ -40,7 +40,7 @@ MESSAGES: dict[str, str] = {
     "max |Δlogits| (logit units)": "最大 |Δlogits|",
     "8-bit (any grouping, residual)": "8 位（任意分组和残差窗口）",
     "4-bit (any grouping, residual)": "4 位（任意分组和残差窗口）",
-    "evict: sinks + recent": "淘汰：汇点 + 最近窗口",
+    "evict: sinks + recent": "淘汰：汇聚点 + 最近窗口",
     "evict: key norm": "淘汰：键范数最小",
     "evict: attention received": "淘汰：累计注意力最多",
     "exact cache": "精确缓存",
@@ -111,17 +111,17 @@ MESSAGES: dict[str, str] = {
     "the maximum first and the minimum last": "最大值排在最前，最小值排在最后",
     # 13.evict_recent
     "the sinks, then the newest `budget - sinks` positions; the next position is `n_seen`":
-        "先是汇点，再是最新的 `budget - sinks` 个位置；下一个位置是 `n_seen`",
+        "先是汇聚点，再是最新的 `budget - sinks` 个位置；下一个位置是 `n_seen`",
     "the sinks (positions `0 .. sinks - 1`) stay, then the newest `budget - sinks` positions; the next "
     "position is the number of tokens seen":
-        "汇点（位置 `0 .. sinks - 1`）始终保留，其余是最新的 `budget - sinks` 个位置；下一个位置等于已看过的 token 数",
+        "汇聚点（位置 `0 .. sinks - 1`）始终保留，其余是最新的 `budget - sinks` 个位置；下一个位置等于已看过的 token 数",
     "the next token's position is `n_seen`, the tokens seen, not the number of positions kept":
         "下一个 token 的位置是 `n_seen`，即已看过的 token 数，而不是保留下来的位置数",
     "the budget counts the sinks too: 4 sinks leave room for 4 recent positions":
-        "预算里也算上了汇点：4 个汇点只给最近的位置留下 4 个名额",
+        "预算里也算上了汇聚点：4 个汇聚点只给最近的位置留下 4 个名额",
     "5 tokens seen, budget 8: nothing evicted yet": "已看过 5 个 token，预算 8：还没有淘汰任何位置",
     "exactly the budget: 8 tokens, budget 8": "正好达到预算：8 个 token，预算 8",
-    "20 tokens seen, budget 8, 1 sink": "已看过 20 个 token，预算 8，1 个汇点",
-    "20 tokens seen, budget 8, 4 sinks": "已看过 20 个 token，预算 8，4 个汇点",
-    "9 tokens seen, budget 8, no sinks": "已看过 9 个 token，预算 8，没有汇点",
+    "20 tokens seen, budget 8, 1 sink": "已看过 20 个 token，预算 8，1 个汇聚点",
+    "20 tokens seen, budget 8, 4 sinks": "已看过 20 个 token，预算 8，4 个汇聚点",
+    "9 tokens seen, budget 8, no sinks": "已看过 9 个 token，预算 8，没有汇聚点",
 }
