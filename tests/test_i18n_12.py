@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
+from test_fonts import _speedup_data  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
 from utils.exercises.speculative_exercises import EXERCISES_12, accept_prefix  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
@@ -95,14 +96,6 @@ def without_tokens(texts, tok) -> list[str]:
     return out
 
 
-def _speedup_data():
-    stats = [{"median": m, "q1": 0.95 * m, "q3": 1.05 * m} for m in (1.0, 1.1, 1.0, 0.8)]
-    return {"pass_tokens": list(range(1, 10)), "target_pass_ms": [0.5 + 0.03 * n for n in range(9)],
-            "draft_pass_ms": 0.13, "ks": [1, 2, 4, 8],
-            "drafts": {"草稿模型": {"tokens_per_round": [1.6, 2.2, 2.7, 2.9], "model_tokens_per_round": [1.6, 2.2, 2.8, 2.9],
-                                "measured": stats, "predicted": [1.05, 1.3, 1.15, 0.9]},
-                       "提示词查找": {"tokens_per_round": [1.3, 1.5, 1.6, 1.6], "model_tokens_per_round": None,
-                                 "measured": stats, "predicted": [1.2, 1.3, 1.4, 1.35]}}}
 
 
 def test_plot_speculative_rounds_is_chinese(chinese, models):

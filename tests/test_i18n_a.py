@@ -10,7 +10,6 @@ import html
 import io
 import re
 import string
-import warnings
 from types import SimpleNamespace as NS
 
 import ipywidgets as widgets
@@ -25,6 +24,7 @@ from matplotlib.text import Text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
 from i18n_support import english_left  # noqa: E402
+from i18n_support import chinese_screen  # noqa: E402
 from test_fonts import TITLE, _SEGMENTS, _T, _course_config, _stats  # noqa: E402
 from utils.course import set_language  # noqa: E402
 from utils.i18n import zh_screen_a  # noqa: E402
@@ -41,13 +41,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 @pytest.fixture(autouse=True)
 def chinese():
     """Every test here runs in Chinese, with a missing glyph an error; English again afterwards."""
-    set_language("zh")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
-            yield
-    finally:
-        set_language("en")
+    with chinese_screen():
+        yield
 
 
 @pytest.fixture(scope="module", autouse=True)
