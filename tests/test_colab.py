@@ -5,8 +5,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 
 from utils.course import PACKAGE, REPO, colab_install_args, setup_cell_source
+
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
 ROOT = Path(__file__).resolve().parent.parent
 

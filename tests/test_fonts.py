@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import subset_font  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 WORDS = ["<BOS>", "我", "喜欢", "兔子", "。", "他们", "不", "也", "有", "三", "匹", "黑", "马", "cats"]
 TITLE = "中文标题：缓存大小探索器（解码步）"
 

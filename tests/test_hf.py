@@ -11,6 +11,8 @@ from utils import KVCache, StaticKVCache, decode_step, from_hf, prefill  # noqa:
 from conftest import hf_cache_layers  # noqa: E402
 from utils.hf import config_from_hf  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 TOL = 1e-4
 CONFIGS = {
     "MHA": dict(num_attention_heads=4, num_key_value_heads=4, hidden_size=64),

@@ -16,6 +16,8 @@ from utils.recompute import TOL
 from utils.sizing import MODEL_PRESETS, kv_cache_bytes
 from utils.widgets import Quiz
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

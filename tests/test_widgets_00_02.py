@@ -10,6 +10,8 @@ matplotlib.use("Agg")
 from utils import prefill  # noqa: E402
 from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 @pytest.fixture(scope="module")
 def panel(model_tok):

@@ -9,6 +9,8 @@ matplotlib.use("Agg")
 
 from utils.widgets import AttentionShapesPanel, divisors  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 def no_plot(panel):
     """The figure only depends on ``state``; skip drawing it in the long sweeps (tested separately)."""

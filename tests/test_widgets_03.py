@@ -12,6 +12,8 @@ from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.perf import torch_threads  # noqa: E402
 from utils.widgets import DECODE_PROMPT, DecodePanel, trace_decode  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 N_NEW = 10
 
 

@@ -12,6 +12,8 @@ from utils import MODEL_PRESETS, kv_cache_bytes  # noqa: E402
 from utils.sizing import DTYPE_BYTES, bytes_per_element, cache_bytes_for, max_concurrent_requests  # noqa: E402
 from utils.widgets import CUSTOM, T_CHOICES, BudgetPlanner, KVCacheExplorer  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 EXPLORER_CONTROLS = ("T", "L", "H_kv", "B", "d_h", "dtype")
 BYTES_SPAN = re.compile(r'<span class="kv-bytes">([\d,]+) bytes \(([\d.]+ (?:B|KiB|MiB|GiB|TiB))\)</span>')
 

@@ -11,6 +11,8 @@ from utils import load_course_model  # noqa: E402
 from utils.sampling import filtered_probs  # noqa: E402
 from utils.widgets import SamplingPanel  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 @pytest.fixture(scope="module")
 def panel():

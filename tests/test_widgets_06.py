@@ -148,6 +148,8 @@ from utils.arrivals import POLICIES, poisson_arrivals, serve  # noqa: E402
 from utils.batch_engine import ReplayEngine, StepCosts  # noqa: E402
 from utils.widgets.metrics import MAX_BATCH_CHOICES, RATE_CHOICES, TIMEOUT_CHOICES_MS, ArrivalsPanel  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 COSTS = StepCosts(prefill_fixed_s=6e-4, prefill_per_token_s=7e-5, decode_fixed_s=4e-4, decode_per_row_s=1e-4,
                   sample_s=1e-5, join_s=3e-4, leave_s=2e-6)
 LENS, NEW = [8, 40, 17, 25, 48, 9, 30, 12, 44, 20], [10, 3, 25, 40, 8, 16, 1, 33, 12, 20]

@@ -7,6 +7,8 @@ import torch
 from utils import bugs, load_course_model
 from utils.widgets import SLIDING_WINDOWS, BugLabPanel, SlidingWindowPanel
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 @pytest.fixture(scope="module")
 def course():

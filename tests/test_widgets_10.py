@@ -12,6 +12,8 @@ from utils.block_pool import block_keys  # noqa: E402
 from utils.widgets import BLOCK_SIZES, POOL_SIZES, BlockMapPanel  # noqa: E402
 from utils.widgets.paged import SCRIPT, block_counts, block_map_workload, replay_block_map  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 @pytest.fixture(scope="module")
 def course():

@@ -14,6 +14,8 @@ from utils.widgets.serving import (  # noqa: E402
     BUDGET_CHOICES, CHUNK_CHOICES, FIT_SETTINGS, RATE_CHOICES, fit_step_costs,
 )
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 COSTS = StepCostModel(fixed=4e-5, per_forward=7e-4, per_row=1.2e-4, per_token=3.4e-5)
 WORK = random_workload(12, 64, prompt_lens=(8, 40), new_tokens=(4, 24), seed=3)
 

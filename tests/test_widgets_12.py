@@ -14,6 +14,8 @@ from utils.widgets import SPEC_PROMPTS, SpeculativePanel  # noqa: E402
 from utils.widgets.speculative import (MAX_K, NEW_TOKENS, TEMPERATURES, kind_label, round_kind,  # noqa: E402
                                       speculative_rounds)
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 def _ok(state):
     assert "error" not in state, state.get("error")

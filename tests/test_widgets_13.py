@@ -20,6 +20,8 @@ from utils.widgets.compression import (BITS, BUDGETS, GROUP_SIZE, GROUPINGS, RES
                                        SIZING_T, all_settings, cache_bytes, cache_ratio, make_cache, quality_grid,
                                        quantized_kv_bytes, setting_key)
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 N_TEST_DOCS = 5  # the notebook measures more; the panel's logic is the same
 
 

@@ -10,6 +10,8 @@ matplotlib.use("Agg")  # not the inline backend: what a kernel without `%matplot
 import utils.widgets as W  # noqa: E402
 from utils.widgets import KVCacheExplorer  # noqa: E402
 
+pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
 
 @pytest.fixture
 def shown(monkeypatch):
