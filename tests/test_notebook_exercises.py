@@ -1,10 +1,16 @@
-"""The notebooks' exercises: stubs committed unsolved, and every check passing once solved.
+"""The notebooks' exercises, and every cell run twice: stubs committed unsolved, every check passing once solved.
 
-Each notebook 01-08, and its Chinese twin, has at least two stub cells tagged ``exercise:<id>``, each followed by a check
-cell. The committed outputs show the stubs unsolved ("not written yet"). Then every notebook is
-run with its stubs swapped for the reference solutions (tools/solve_exercises.py): every check
-must pass, and every mystery must be named.
+Each notebook 01-08 and 10-13, and its Chinese twin, has at least two stub cells tagged
+``exercise:<id>``, each followed by a check cell. The committed outputs show the stubs unsolved
+("not written yet"). Then every English notebook is run once, in one kernel, with its stubs
+swapped for the reference solutions (tools/solve_exercises.py) and every code cell executed twice
+in a row, as a learner who runs a cell again does: every check must pass, every mystery must be
+named, nothing may raise the second time, and a checked cell (``# NBVAL_CHECK_OUTPUT``) must print
+the same thing both times. The Chinese twins run the same code (test_notebook_twins checks it), so
+the English notebooks stand for both; the Chinese feedback on the reference solutions is checked
+in test_i18n_exercises, and every twin runs under nbval.
 """
+import copy
 import re
 import sys
 from pathlib import Path
@@ -15,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import solve_exercises  # noqa: E402
+from notebook_client import SteadyNotebookClient  # noqa: E402
 
 from utils.course import notebook_language  # noqa: E402
 from utils.exercises import EXERCISES  # noqa: E402
@@ -36,8 +43,12 @@ def _lang(path) -> str:
 
 
 def _text(cell) -> str:
-    return "".join(o.get("text", "") if isinstance(o.get("text", ""), str) else "".join(o["text"])
-                   for o in cell.get("outputs", []))
+    """What a code cell printed or returned, as text."""
+    parts = []
+    for out in cell.get("outputs", []):
+        text = out.get("text") or out.get("data", {}).get("text/plain") or ""
+        parts.append(text if isinstance(text, str) else "".join(text))
+    return "".join(parts)
 
 
 def _exercise_cells(nb):
@@ -67,17 +78,42 @@ def test_every_exercise_appears_in_a_notebook():
     assert used == set(EXERCISES)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("path", WITH_EXERCISES + TWINS, ids=_id)
-def test_the_solved_notebook_passes_every_check(path, tmp_path):
-    from nbclient import NotebookClient
+def _run_each_code_cell_twice(nb) -> None:
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type == "code":
+            again = copy.deepcopy(cell)
+            again.metadata["rerun"] = True
+            cells.append(again)
+    nb.cells = cells
 
+
+def _checked_cells_that_print_something_else_the_second_time(nb) -> list[str]:
+    differ = []
+    for first, second in zip(nb.cells, nb.cells[1:]):
+        if second.metadata.get("rerun") and first.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT"):
+            a, b = _text(first), _text(second)
+            if a != b:
+                differ.append(f"{first.source.splitlines()[1][:70]!r}:\n  first:  {a[:300]!r}\n  second: {b[:300]!r}")
+    return differ
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
+def test_the_solved_notebook_passes_every_check_and_every_cell_survives_a_second_run(path):
     nb = nbformat.read(path, as_version=4)
-    assert solve_exercises.solve(nb) >= 2
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    n_solved = solve_exercises.solve(nb)
+    assert n_solved >= 2 or path not in WITH_EXERCISES
+    _run_each_code_cell_twice(nb)
+    SteadyNotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}},
+                         store_widget_state=True).execute()  # raises CellExecutionError naming the cell
+    differ = _checked_cells_that_print_something_else_the_second_time(nb)
+    assert not differ, f"{path.name}: checked cells that print something else when run again:\n" + "\n".join(differ)
+    if path not in WITH_EXERCISES:
+        return
     outputs = "\n".join(_text(c) for c in nb.cells if c.cell_type == "code")
     assert NOT_WRITTEN[_lang(path)] not in outputs
-    n_checks = len(_exercise_cells(nb))
-    assert len(re.findall(ALL_PASS[_lang(path)], outputs)) >= n_checks, outputs[-2000:]
+    n_checks = len(_exercise_cells(nb)) // 2  # every cell appears twice
+    assert len(re.findall(ALL_PASS[_lang(path)], outputs)) >= 2 * n_checks, outputs[-2000:]
     assert "✗" not in outputs.replace("✗ not '", "").replace("✗ 不是 '", "")  # diagnosis lines aside, no case fails

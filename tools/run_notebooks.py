@@ -22,12 +22,13 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from utils.course import notebook_language  # noqa: E402
+
+from notebook_client import SteadyNotebookClient  # noqa: E402  (tools/ is on sys.path when run as a script)
 
 CELL_TIMEOUT = int(__import__("os").environ.get("CELL_TIMEOUT", 300))  # seconds per cell
 KERNEL_NAME = "python3"  # ipykernel's kernel: the interpreter running this script
@@ -75,7 +76,7 @@ def run_notebook(path: Path) -> tuple[float, float]:
     """
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(PEAK_MEMORY_CELL))
-    client = NotebookClient(
+    client = SteadyNotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
         kernel_name=KERNEL_NAME,
