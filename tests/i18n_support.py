@@ -67,13 +67,37 @@ MATH_TICK = re.compile(r"\$\\mathdefault\{[-\d^{}.]*\}\$")  # a log axis's tick 
 
 
 @contextlib.contextmanager
+def no_cjk_font():
+    """Within the block matplotlib sees only its own fonts and the course font, as on a machine with no
+    CJK font (Colab's): a figure that draws there draws everywhere."""
+    from pathlib import Path
+
+    from matplotlib import font_manager
+
+    from utils.plots import COURSE_FONT
+
+    manager = font_manager.fontManager
+    machine = manager.ttflist
+    own = [f for f in machine if "mpl-data" in Path(f.fname).parts or Path(f.fname) == COURSE_FONT]
+    assert any(Path(f.fname) == COURSE_FONT for f in own)
+    manager.ttflist = own
+    manager._findfont_cached.cache_clear()  # lookups cached with the machine's fonts
+    try:
+        yield
+    finally:
+        manager.ttflist = machine
+        manager._findfont_cached.cache_clear()
+
+
+@contextlib.contextmanager
 def chinese_screen():
-    """Within the block the course speaks Chinese and a missing glyph is an error."""
+    """Within the block the course speaks Chinese, only the course font can draw Chinese, and a missing
+    glyph is an error: every figure and panel rendered here is checked for English left and for glyphs."""
     from utils.course import set_language
 
     set_language("zh")
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), no_cjk_font():
             warnings.filterwarnings("error", message=r"Glyph .* missing", category=UserWarning)
             yield
     finally:

@@ -1,4 +1,4 @@
-"""Bad input, table-driven, across every public entry point: each row must raise ValueError, and
+"""Bad input, table-driven, across every public entry point of the engine: each row must raise ValueError, and
 the message must name the offending value, never a shape error from deep inside torch."""
 import pytest
 import torch
@@ -18,9 +18,9 @@ CFG = dict(vocab_size=50, n_layers=2, n_heads=4, n_kv_heads=2, d_model=32, d_ff=
 IDS = torch.tensor([[1, 2, 3]])
 
 
-def _filled(kind="dynamic"):
+def _filled(kind="dynamic", prompt=IDS):
     kv = KVCache() if kind == "dynamic" else StaticKVCache(M.cfg, 1, 4)
-    prefill(M, IDS, cache=kv)
+    prefill(M, prompt, cache=kv)
     return kv
 
 
@@ -31,6 +31,11 @@ CASES = [
     ("odd head_dim", lambda: ModelConfig(**{**CFG, "head_dim": 9}), "head_dim=9"),
     ("C not divisible by H", lambda: ModelConfig(**{**CFG, "d_model": 33}), "d_model=33"),
     ("negative vocab", lambda: ModelConfig(**{**CFG, "vocab_size": -1}), "-1"),
+    ("H_kv > H", lambda: ModelConfig(**{**CFG, "n_kv_heads": 8}), "n_kv_heads=8"),
+    ("no layers", lambda: ModelConfig(**{**CFG, "n_layers": 0}), "n_layers"),
+    ("max_seq_len not an int", lambda: ModelConfig(**{**CFG, "max_seq_len": 2.5}), "max_seq_len"),
+    ("rope_theta of 0", lambda: ModelConfig(**{**CFG, "rope_theta": 0.0}), "rope_theta"),
+    ("negative norm_eps", lambda: ModelConfig(**{**CFG, "norm_eps": -1.0}), "norm_eps"),
     ("dropout of 1", lambda: ModelConfig(**{**CFG, "dropout": 1.0}), "1.0"),
     ("Decoder without a config", lambda: __import__("utils").Decoder({"vocab_size": 3}), "dict"),
     ("unknown attention impl", lambda: M.set_attn_impl("flash"), "'flash'"),
@@ -38,6 +43,7 @@ CASES = [
     ("1-D ids to the model", lambda: M(torch.tensor([1, 2])), "(2,)"),
     ("float ids", lambda: M(torch.ones(1, 2)), "float32"),
     ("token id = vocab", lambda: prefill(M, torch.tensor([[1, 101]])), "101"),
+    ("negative token id", lambda: prefill(M, torch.tensor([[1, -1]])), "token id -1"),
     ("prompt longer than max_seq_len", lambda: prefill(M, torch.ones(1, 40, dtype=torch.long)), "40"),
     ("mask of the wrong shape", lambda: M(IDS, attention_mask=torch.ones(1, 2)), "(1, 2)"),
     ("mask with a 2", lambda: M(IDS, attention_mask=torch.tensor([[1, 2, 1]])), "0 (padding) and 1"),
@@ -45,6 +51,8 @@ CASES = [
     ("position id past the table", lambda: M(IDS, position_ids=torch.tensor([0, 1, 99])), "31"),
     ("decode with [B, 1] ids", lambda: decode_step(M, torch.tensor([[1]]), _filled()), "(1, 1)"),
     ("decode on an empty cache", lambda: decode_step(M, torch.tensor([1]), KVCache()), "empty cache"),
+    ("decoding past max_seq_len", lambda: decode_step(M, torch.tensor([1]), _filled(prompt=torch.ones(1, 32, dtype=torch.long))),
+     "33 positions"),
     ("writing past a static cache", lambda: [decode_step(M, torch.tensor([1]), kv) for kv in [_filled("static")]
                                              for _ in range(2)], "max_len=4"),
     ("static cache longer than the model", lambda: StaticKVCache(M.cfg, 1, 33), "max_len=33"),
@@ -68,6 +76,8 @@ CASES = [
     ("negative n_steps", lambda: compare_with_recompute(M, IDS, -1), "-1"),
     ("zero tolerance", lambda: compare_with_recompute(M, IDS, 2, tol=0.0), "0.0"),
     ("negative seq_len", lambda: kv_cache_bytes(32, 1, 8, -5, 128), "-5"),
+    ("negative layer count", lambda: kv_cache_bytes(-2, 1, 8, 10, 128), "n_layers"),
+    ("half a request", lambda: kv_cache_bytes(32, 1.5, 8, 10, 128), "batch_size"),
     ("unknown dtype name", lambda: kv_cache_bytes(32, 1, 8, 5, 128, "fp12"), "'fp12'"),
     ("non-cache torch dtype", lambda: bytes_per_element(torch.int64), "torch.int64"),
     ("reserve fraction of 1", lambda: max_concurrent_requests(M.cfg, 10, 2**30, reserve_fraction=1.0), "1.0"),
@@ -103,7 +113,9 @@ CASES = [
 
 
 def test_reasonable_inputs_are_accepted():
-    """What a learner means is done: a dtype name, the model instead of its config, an eos tensor."""
+    """What a learner means is done: a dtype name, the model instead of its config, an eos tensor, a
+    head size other than C / H."""
+    assert ModelConfig(**{**CFG, "d_model": 30, "head_dim": 16}).head_dim == 16
     assert StaticKVCache(M, 1, 8, dtype="float16").k[0].dtype == torch.float16
     assert generate(M, IDS, 2, eos_id=torch.tensor(2)).tokens.shape[0] == 1
     assert generate(M, [1, 2, 3], 2).tokens.shape == (1, 2)

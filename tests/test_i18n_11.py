@@ -2,7 +2,6 @@
 plot_engine_timeline), its panel (EngineTimelinePanel) and its exercises' feedback (11.plan_step,
 11.itl_stall) leave no English word behind and draw no missing glyph. Also the mistakes those
 exercises must catch, with a hint, in both languages (MISTAKES_11, for tests/test_exercises.py)."""
-import ast
 import re
 from pathlib import Path
 
@@ -16,16 +15,13 @@ import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
-from utils import exercises as E  # noqa: E402
 from utils.arrivals import random_workload  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
-from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.serving import Engine, StepCostModel  # noqa: E402
 from utils.widgets import EngineTimelinePanel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["utils/plots/serving.py", "utils/widgets/serving.py", "utils/exercises/serving_exercises.py"]
 COSTS = StepCostModel(fixed=4e-5, per_forward=7e-4, per_row=1.2e-4, per_token=3.4e-5)
 WORK = random_workload(10, 64, prompt_lens=(8, 40), new_tokens=(4, 20), seed=5)
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -119,16 +115,3 @@ def test_panel_and_plot_engine_timeline_are_chinese(chinese):
     plt.close("all")
 
 
-def test_every_literal_tr_key_of_notebook_11_is_in_the_catalogue():
-    keys = set()
-    for path in MODULES:
-        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
-                    and isinstance(node.args[0], ast.Constant):
-                keys.add(node.args[0].value)
-    keys.add(EngineTimelinePanel.title)
-    for exercise_id in MISTAKES_11:  # the cases' words and hints are shown through tr
-        ex = E.EXERCISES[exercise_id]
-        keys |= {ex.hint} | {c.words for c in ex.cases()} | {c.hint for c in ex.cases() if c.hint}
-    keys |= {"worst ITL", "TTFT"}
-    assert sorted(k for k in keys if k not in MESSAGES) == []

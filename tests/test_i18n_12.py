@@ -3,7 +3,6 @@ plot_first_token_counts, plot_speculative_speedup), its panel (SpeculativePanel)
 feedback (12.accept_prefix, 12.residual) leave no English word behind and draw no missing glyph; the
 course's tokens (the learner's data, drawn as they are) aside. Also the mistakes those exercises must
 catch, with a hint, in both languages (MISTAKES_12, for tests/test_exercises.py)."""
-import ast
 import re
 from pathlib import Path
 
@@ -19,14 +18,13 @@ import matplotlib.text  # noqa: E402
 import utils.plots as plots  # noqa: E402
 from test_fonts import _speedup_data  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
-from utils.exercises.speculative_exercises import EXERCISES_12, accept_prefix  # noqa: E402
+from utils.exercises.speculative_exercises import accept_prefix  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.speculative import PromptLookup  # noqa: E402
 from utils.widgets import SpeculativePanel  # noqa: E402
 from utils.widgets.speculative import speculative_rounds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["utils/plots/speculative.py", "utils/widgets/speculative.py"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -139,15 +137,3 @@ def test_speculative_panel_is_chinese(chinese, models):
     plt.close("all")
 
 
-def test_every_literal_tr_key_of_notebook_12_is_in_the_catalogue():
-    keys = set()
-    for path in MODULES:
-        for node in ast.walk(ast.parse((ROOT / path).read_text("utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args \
-                    and isinstance(node.args[0], ast.Constant):
-                keys.add(node.args[0].value)
-    keys.add(SpeculativePanel.title)
-    for ex in EXERCISES_12:  # the cases' words and hints are shown through tr
-        keys |= {ex.hint} | {c.words for c in ex.cases()} | {c.hint for c in ex.cases() if c.hint}
-    assert len(keys) > 60
-    assert sorted(k for k in keys if k not in MESSAGES) == []
