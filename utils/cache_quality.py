@@ -55,31 +55,69 @@ def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int 
     return out
 
 
-def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int) -> CacheQuality:
-    """Teacher-forced comparison of ``make_cache()`` with an exact ``KVCache`` on ``texts`` (one ``[1, T]``
-    text or a list of them, each run with fresh caches; the numbers pool every decode step; ``nbytes``:
-    the last text's caches). See the module docstring."""
+@dataclass(frozen=True)
+class ExactRun:
+    """What the exact cache gives on ``texts``: per text, the next-token logits of every decode step
+    ``[steps, V]``; and the last text's cache bytes. Computed once, compared with any number of caches."""
+    logits: tuple[torch.Tensor, ...]
+    nbytes: int
+    n_prefill: int
+
+
+def _teacher_forced(model, ids: torch.Tensor, cache, n_prefill: int) -> torch.Tensor:
+    """Logits ``[T - n_prefill, V]`` (float32) of each decode step of ``ids`` ``[1, T]``, fed into ``cache``."""
+    T = ids.shape[1]
+    out = [model(ids[:, :n_prefill], cache=cache)[:, -1].float()]  # (1, V)
+    for t in range(n_prefill, T - 1):
+        out.append(model(ids[:, t: t + 1], cache=cache)[:, -1].float())  # the true token, fed
+    return torch.cat(out)  # (T - n_prefill, V)
+
+
+def _texts(texts, n_prefill: int) -> list[torch.Tensor]:
     texts = [texts] if isinstance(texts, torch.Tensor) else list(texts)
     check_int("n_prefill", n_prefill)
+    if not texts:
+        raise ValueError("texts is empty: pass at least one [1, T] text (e.g. held_out_docs(tok))")
+    out = [as_id_batch(ids) for ids in texts]
+    for ids in out:
+        if n_prefill >= ids.shape[1]:
+            raise ValueError(f"n_prefill ({n_prefill}) must leave at least one token to decode in a text of {ids.shape[1]}")
+    return out
+
+
+def exact_run(model, texts, n_prefill: int) -> ExactRun:
+    """The exact ``KVCache``'s side of ``compare_cache``, to compare several caches against one run."""
+    texts = _texts(texts, n_prefill)
+    with torch.inference_mode():
+        model.eval()
+        logits, cache = [], None
+        for ids in texts:
+            cache = KVCache()
+            logits.append(_teacher_forced(model, ids, cache, n_prefill))
+    return ExactRun(tuple(logits), cache.nbytes, n_prefill)
+
+
+def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int,
+                  exact: ExactRun | None = None) -> CacheQuality:
+    """Teacher-forced comparison of ``make_cache()`` with an exact ``KVCache`` on ``texts`` (one ``[1, T]``
+    text or a list of them, each run with fresh caches; the numbers pool every decode step; ``nbytes``:
+    the last text's caches). ``exact``: the exact cache's run of the same texts (``exact_run``), when
+    several caches are compared. See the module docstring."""
+    texts = _texts(texts, n_prefill)
+    exact = exact if exact is not None else exact_run(model, texts, n_prefill)
+    if exact.n_prefill != n_prefill or len(exact.logits) != len(texts):
+        raise ValueError("exact= was run on other texts or another n_prefill: make it with exact_run(model, texts, n_prefill)")
     max_diff, same, nll_exact, nll_cache, n = 0.0, 0, 0.0, 0.0, 0
     with torch.inference_mode():
         model.eval()
-        for ids in texts:
-            ids = as_id_batch(ids)
-            T = ids.shape[1]
-            if n_prefill >= T:
-                raise ValueError(f"n_prefill ({n_prefill}) must leave at least one token to decode in a text of {T}")
-            exact, other = KVCache(), make_cache()
-            a = model(ids[:, :n_prefill], cache=exact)[:, -1].float()  # (1, V)
-            b = model(ids[:, :n_prefill], cache=other)[:, -1].float()
-            for t in range(n_prefill, T):
-                truth = ids[:, t]  # (1,)
-                max_diff = max(max_diff, float((a - b).abs().max()))
-                same += int(a.argmax(-1) == b.argmax(-1))
-                nll_exact -= float(a.log_softmax(-1)[0, truth])
-                nll_cache -= float(b.log_softmax(-1)[0, truth])
-                n += 1
-                if t + 1 < T:
-                    a = model(truth[:, None], cache=exact)[:, -1].float()
-                    b = model(truth[:, None], cache=other)[:, -1].float()
+        other = None
+        for ids, a in zip(texts, exact.logits):
+            other = make_cache()
+            b = _teacher_forced(model, ids, other, n_prefill)  # (steps, V)
+            truth = ids[0, n_prefill:]  # (steps,): the true next tokens
+            max_diff = max(max_diff, float((a - b).abs().max()))
+            same += int((a.argmax(-1) == b.argmax(-1)).sum())
+            nll_exact -= float(a.log_softmax(-1).gather(1, truth[:, None]).sum())
+            nll_cache -= float(b.log_softmax(-1).gather(1, truth[:, None]).sum())
+            n += truth.numel()
     return CacheQuality(max_diff, same / n, nll_exact / n, nll_cache / n, other.nbytes, exact.nbytes)
