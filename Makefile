@@ -16,8 +16,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall only when the pins or the package metadata change.
+# --no-compile: byte-compiling every installed module takes half the install time; Python compiles
+# what it imports on first use instead.
 $(STAMP): requirements-lock.txt pyproject.toml | $(PY)
-	$(PY) -m pip install -r requirements-lock.txt
+	$(PY) -m pip install --no-compile -r requirements-lock.txt
 	$(PY) -m pip install --no-deps --no-build-isolation -e .
 	touch $@
 
@@ -36,7 +38,7 @@ $(COLAB_PY):
 # The wheel test (tests/test_wheel.py) builds the wheel, installs it into a folder of its own and
 # runs the notebooks from an empty folder; the other tests import the checkout (pytest's cwd).
 $(COLAB_STAMP): requirements-colab.txt pyproject.toml | $(COLAB_PY)
-	$(COLAB_PY) -m pip install -r requirements-colab.txt
+	$(COLAB_PY) -m pip install --no-compile -r requirements-colab.txt
 	$(COLAB_PY) -m pip uninstall -y -q kv-cache-course 2>/dev/null || true
 	touch $@
 
@@ -55,11 +57,15 @@ test: venv venv-colab
 # spin-wait on each other and run many times slower. (utils.bench sets its own thread count.)
 test-main test-colab: export OMP_NUM_THREADS = 1
 
+# Tests run on TEST_WORKERS processes (pytest-xdist), one torch thread each: a notebook under nbval
+# keeps all its cells on one worker (--dist loadscope), other tests go to whichever worker is free.
+TEST_WORKERS ?= 2
+
 test-main: venv
 	@status=0; \
-	$(PY) -m pytest tests/ -q -rs -m "not wheel" || status=1; \
+	$(PY) -m pytest tests/ -q -rs -m "not wheel" -n $(TEST_WORKERS) --dist worksteal || status=1; \
 	if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-		$(PY) -m pytest --nbval-lax notebooks/ -q || status=1; \
+		$(PY) -m pytest --nbval-lax notebooks/ -q -n $(TEST_WORKERS) --dist loadscope || status=1; \
 	else \
 		echo "make test: no notebooks/*.ipynb yet, skipping the nbval pass"; \
 	fi; \
@@ -67,7 +73,7 @@ test-main: venv
 
 test-colab: venv-colab
 	@echo "== Colab-like environment: $$($(COLAB_PY) -c 'import ipywidgets, matplotlib, transformers; print("ipywidgets", ipywidgets.__version__, "matplotlib", matplotlib.__version__, "transformers", transformers.__version__)')"
-	COURSE_REQUIRE_WHEEL_TEST=1 $(COLAB_PY) -m pytest -q -p no:cacheprovider -m colab tests/
+	COURSE_REQUIRE_WHEEL_TEST=1 $(COLAB_PY) -m pytest -q -rs -p no:cacheprovider -m colab tests/ -n $(TEST_WORKERS) --dist worksteal
 
 # Re-execute every notebook in place from a clean kernel (outputs are committed): first the shared
 # cells and links (nbsync), then the Chinese twins brought in step with the English code (nbzh).
