@@ -93,7 +93,7 @@ def no_cjk_font():
 def chinese_screen():
     """Within the block the course speaks Chinese, only the course font can draw Chinese, and a missing
     glyph is an error: every figure and panel rendered here is checked for English left and for glyphs."""
-    from utils.course import set_language
+    from utils.i18n import set_language
 
     set_language("zh")
     try:

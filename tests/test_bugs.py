@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from conftest import tiny_model
-from utils import bugs, compare_with_recompute
+from utils import compare_with_recompute
+from utils import bug_lab as bugs
 from utils.generate import left_pad
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +84,7 @@ def test_short_mask_in_chunked_prefill_raises_and_its_fix_passes(model, prompt):
 
 def test_masked_forward_with_the_causal_mask_equals_the_model(model, prompt):
     from utils.attention import causal_mask
-    from utils.sliding import masked_forward
+    from utils.model import masked_forward
 
     with torch.inference_mode():
         torch.testing.assert_close(masked_forward(model, prompt, causal_mask(8, 8)), model(prompt),
@@ -138,7 +139,7 @@ def test_every_bug_shows_a_broken_and_a_fixed_function_or_class():
 
 
 def test_sections_are_numbered_as_notebook_07_and_its_lessons_number_the_bugs():
-    sections = [int(n) for n in re.findall(r"^# --- (\d+)\. ", Path(bugs.__file__).read_text(), re.M)]
+    sections = [int(n) for n in re.findall(r"^# --- (\d+)\. ", Path(bugs.catalogue.__file__).read_text(), re.M)]
     cells = json.loads((ROOT / "notebooks" / "07_bug_lab.ipynb").read_text())["cells"]
     headings = [int(n) for c in cells if c["cell_type"] == "markdown"
                 for n in re.findall(r"^## (\d+) · ", "".join(c["source"]), re.M)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from utils.course import PACKAGE, REPO, colab_install_args, setup_cell_source
+from utils.series import PACKAGE, REPO, colab_install_args, setup_cell_source
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 

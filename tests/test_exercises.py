@@ -82,7 +82,7 @@ def _itl_with_ttft(times):  # the first gap counted from 0: TTFT is not an ITL
 
 def _mask_step(make_mask):
     def step(model, token_ids, cache):
-        from utils.sliding import masked_forward
+        from utils.model import masked_forward
 
         return masked_forward(model, token_ids[:, None], make_mask(cache.seq_len + 1), cache=cache)[:, -1]
     return step
@@ -261,7 +261,7 @@ def test_every_mystery_is_a_broken_engine_the_check_catches(capsys):
 
 
 def test_diagnose_hints_after_two_wrong_guesses_and_reveals_after_three(capsys):
-    from utils import mysteries
+    from utils.bug_lab import mysteries
 
     mysteries._tries.clear()
     answer = E.mystery(4)._answer
@@ -280,7 +280,7 @@ def test_diagnose_hints_after_two_wrong_guesses_and_reveals_after_three(capsys):
 
 
 def test_the_probe_of_the_correct_engine_shows_a_healthy_cache():
-    from utils import mysteries
+    from utils.bug_lab import mysteries
     from utils.course_model import load_course_model
 
     model, tok = load_course_model()
@@ -299,7 +299,7 @@ def test_the_probe_of_the_correct_engine_shows_a_healthy_cache():
 
 
 def test_every_mystery_leaves_a_trace_in_its_probe_that_names_nothing():
-    from utils import mysteries
+    from utils.bug_lab import mysteries
     from utils.course_model import load_course_model
 
     model, tok = load_course_model()
@@ -387,7 +387,7 @@ def test_last_valid_logits_names_the_position_that_came_back(capsys):
 
 
 def test_an_engine_does_not_name_its_bug_and_diagnose_forgives_reruns_and_spelling(capsys):
-    from utils import mysteries
+    from utils.bug_lab import mysteries
 
     for n in range(1, 6):
         names = " ".join(f.__name__ for f in E.mystery(n).engine().values())

@@ -17,11 +17,11 @@ import utils.plots as plots
 import utils.widgets as widgets
 from utils import compare_with_recompute
 from utils.config import ModelConfig
-from utils.course import set_language
+from utils.i18n import set_language
 from utils.i18n import LANGUAGES, catalogue, in_language, language, tr
 from utils.i18n import zh as zh_catalogue
 from utils.model import Decoder
-from utils.show import check
+from utils.check import check
 
 from i18n_support import english_left
 

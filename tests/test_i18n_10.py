@@ -15,7 +15,7 @@ import matplotlib.text  # noqa: E402
 import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, panel_texts  # noqa: E402
 from utils import load_course_model  # noqa: E402
-from utils.course import set_language  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import BlockMapPanel  # noqa: E402
 

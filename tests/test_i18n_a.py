@@ -26,7 +26,7 @@ import utils.plots as plots  # noqa: E402
 from i18n_support import english_left  # noqa: E402
 from i18n_support import chinese_screen  # noqa: E402
 from test_fonts import TITLE, _SEGMENTS, _T, _course_config, _stats  # noqa: E402
-from utils.course import set_language  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
 from utils.i18n import zh_screen_a  # noqa: E402
 from utils.perf import torch_threads  # noqa: E402
 from utils.widgets import (  # noqa: E402

@@ -17,7 +17,8 @@ import matplotlib.text  # noqa: E402
 import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, panel_texts  # noqa: E402
 from test_fonts import WORDS, _schedule, _stats  # noqa: E402
-from utils import bugs, load_course_model  # noqa: E402
+from utils import load_course_model  # noqa: E402
+from utils import bug_lab as bugs
 from utils.batch_engine import StepCosts  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import BugLabPanel, DecodeBoundPanel, SamplingPanel, SlidingWindowPanel  # noqa: E402

@@ -13,10 +13,11 @@ import torch
 
 from i18n_support import english_left
 from test_exercises import MISTAKES
-from utils import bugs, mysteries
+from utils import bug_lab as bugs
+from utils.bug_lab import mysteries
 from utils import exercises as E
-from utils.bug_lab import _width
-from utils.course import set_language
+from utils.bug_lab.harness import _width
+from utils.i18n import set_language
 from utils.course_model import load_course_model
 from utils.i18n import tr
 

@@ -11,8 +11,8 @@ import pytest
 from i18n_support import english_left
 from test_quiz import _right, _wrong, run_counting_models
 from utils import quiz_numbers
-from utils.course import set_language
-from utils.mysteries import VOCABULARY
+from utils.i18n import set_language
+from utils.bug_lab.mysteries import VOCABULARY
 from utils.question import Question, localized, parse_true_false
 from utils.quiz import QUESTIONS, answer_key, check_answer, question_sheet, questions_for
 from utils.quiz_zh import ZH, bank, questions, translate
@@ -251,7 +251,7 @@ def test_the_quiz_widget_shows_no_english_and_no_answer_before_answering(zh):
 
 def test_building_the_chinese_quiz_builds_no_model():
     out = run_counting_models("""
-        from utils.course import set_language
+        from utils.i18n import set_language
         from utils.quiz import QUESTIONS, question_sheet
         from utils.widgets import Quiz
 

@@ -11,7 +11,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import export_figures  # noqa: E402
 import lesson_facts  # noqa: E402
 
-from utils.course import SERIES, colab_url, github_url, notebook_path  # noqa: E402
+from utils.series import SERIES, colab_url, github_url, notebook_path  # noqa: E402
 
 LESSONS = ROOT / "lessons"
 LANGS = ("en", "zh")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from utils.course import set_language
+from utils.i18n import set_language
 from utils.name_hints import definitions, explain_name_errors, hint
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Every claim a notebook proves goes through utils.show.check, which raises when it is false.
+"""Every claim a notebook proves goes through utils.check.check, which raises when it is false.
 
 nbval only compares a cell's output with what was committed, so a claim printed as a plain bool
 can be committed as ``False`` and then be *required*. This test walks every notebook's code and
@@ -63,4 +63,4 @@ def test_no_claim_bypasses_the_check_helper(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     bad = [f"cell {i} {hit}" for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
            for hit in claim_prints(_code(c))]
-    assert not bad, "print the claim through utils.show.check(label, condition[, expect=False]):\n" + "\n".join(bad)
+    assert not bad, "print the claim through utils.check.check(label, condition[, expect=False]):\n" + "\n".join(bad)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import solve_exercises  # noqa: E402
 from notebook_client import SteadyNotebookClient  # noqa: E402
 
-from utils.course import notebook_language  # noqa: E402
+from utils.series import notebook_language  # noqa: E402
 from utils.exercises import EXERCISES  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

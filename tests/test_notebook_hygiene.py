@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nbsync  # noqa: E402
 import nbformat  # noqa: E402
 
-from utils.course import SERIES, next_notebook, notebook_language  # noqa: E402
+from utils.series import SERIES, next_notebook, notebook_language  # noqa: E402
 
 ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOTEBOOKS = ENGLISH + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
@@ -57,7 +57,7 @@ def test_has_checked_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
-def test_badge_and_setup_cell_come_from_utils_course(path):
+def test_badge_and_setup_cell_come_from_utils_series(path):
     nb = nbformat.read(path, as_version=4)
     assert nbsync.sync(nb, path.name, _lang(path)) == [], "run `python tools/nbsync.py`"
 
@@ -72,5 +72,5 @@ def test_ends_with_summary_questions_and_next_link(path):
     assert f"({next_notebook(path.name)})" in tail, "link to the next notebook"
 
 
-def test_readme_course_map_is_generated_from_utils_course():
+def test_readme_course_map_is_generated_from_utils_series():
     assert nbsync.sync_readme(check=True) is False, "run `python tools/nbsync.py`"

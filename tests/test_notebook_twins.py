@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import nbzh  # noqa: E402
 
-from utils.course import SERIES  # noqa: E402
+from utils.series import SERIES  # noqa: E402
 
 NAMES = [name for name, _ in SERIES]
 

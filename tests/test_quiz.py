@@ -338,7 +338,7 @@ def _diagnoses() -> list[Question]:
 
 
 def test_each_step_1_bug_is_the_answer_of_one_diagnosis_whose_options_are_the_other_bugs():
-    from utils.mysteries import VOCABULARY
+    from utils.bug_lab.mysteries import VOCABULARY
 
     diagnoses = _diagnoses()
     assert len(diagnoses) == len(STEP1_BUGS)
@@ -374,8 +374,9 @@ def test_step_and_cache_length_alone_leave_three_bugs_that_other_evidence_tells_
 
 
 def test_the_bug_lab_itself_finds_these_bugs_first_at_step_1_on_the_course_model():
-    from utils import bugs, load_course_model
-    from utils.mysteries import VOCABULARY
+    from utils import load_course_model
+    from utils import bug_lab as bugs
+    from utils.bug_lab.mysteries import VOCABULARY
 
     model, tok = load_course_model()
     prompt = torch.tensor([tok.encode("<BOS> she has two white cats .")])

@@ -5,8 +5,8 @@ import torch
 from conftest import tiny_model
 from utils import KVCache, StaticKVCache, prefill
 from utils.attention import RopeTables, apply_rope, rope_angles
-from utils.validate import (check_choice, check_crop, check_ids, check_int, check_kv, check_reorder_index,
-                            check_rope, eos_set, is_int)
+from utils.model import check_rope
+from utils.validate import check_choice, check_crop, check_ids, check_int, check_kv, check_reorder_index, eos_set, is_int
 
 
 def test_bools_are_not_ints():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from utils.course import SERIES
+from utils.series import SERIES
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.colab, pytest.mark.wheel]

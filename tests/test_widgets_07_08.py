@@ -4,7 +4,9 @@ import random
 import pytest
 import torch
 
-from utils import bugs, load_course_model
+from utils import load_course_model
+
+from utils import bug_lab as bugs
 from utils.widgets import SLIDING_WINDOWS, BugLabPanel, SlidingWindowPanel
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)

@@ -1,4 +1,4 @@
-"""What every panel shares (utils/widgets/__init__.py): the figure is shown as a PNG the panel draws
+"""What every panel shares (utils/widgets/base.py): the figure is shown as a PNG the panel draws
 itself, so it appears whatever matplotlib's backend (a learner who skipped ``%matplotlib inline``
 used to see ``<Figure size 900x820 with 4 Axes>``), and an error while drawing is shown, never raised."""
 import matplotlib
@@ -7,7 +7,7 @@ from IPython.display import Image
 
 matplotlib.use("Agg")  # not the inline backend: what a kernel without `%matplotlib inline` may have
 
-import utils.widgets as W  # noqa: E402
+import utils.widgets.base as W  # noqa: E402
 from utils.widgets import KVCacheExplorer  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
@@ -36,7 +36,7 @@ def test_a_figure_that_cannot_be_drawn_is_reported_in_the_panel(shown, monkeypat
 
     def broken(fig, dpi=None):
         raise RuntimeError("no renderer")
-    monkeypatch.setattr("utils.plots.figure_png", broken)
+    monkeypatch.setattr("utils.widgets.base.figure_png", broken)
     panel.update()  # must not raise
     assert panel.state["error"] == "RuntimeError: no renderer" and "no renderer" in panel.html.value
     assert shown == []

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from utils.course import notebook_language  # noqa: E402
+from utils.series import notebook_language  # noqa: E402
 
 FIGURES = ROOT / "lessons" / "figures"
 MARK = re.compile(r"^#\s*figure:\s*([a-z0-9][a-z0-9_-]*)\s*$", re.M)

@@ -1,4 +1,4 @@
-"""Keep every notebook's shared cells, and the README's course map, in step with utils/course.py.
+"""Keep every notebook's shared cells, and the README's course map, in step with utils/series.py.
 
 Usage: python tools/nbsync.py [--check] [NOTEBOOK.ipynb ...]
 
@@ -19,7 +19,7 @@ import nbformat
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
-from utils.course import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
+from utils.series import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
                           colab_url, github_url, notebook_language, notebook_path,
                           setup_cell_source)
 
@@ -207,7 +207,7 @@ def sync(nb: nbformat.NotebookNode, name: str, lang: str = "en") -> list[str]:
         problems.append("first code cell is not the setup cell")
     elif code[0].source != setup_cell_source(lang):
         code[0].source = setup_cell_source(lang)
-        problems.append("setup cell differs from utils/course.py")
+        problems.append("setup cell differs from utils/series.py")
     return problems
 
 

@@ -220,7 +220,7 @@ def _committed_english(name: str) -> dict[str, str]:
 def code_todo(cell) -> str | None:
     """What a translator must still do in a Chinese code cell (None: nothing)."""
     if cell.source.startswith("# Course setup"):
-        return None  # written by tools/nbsync.py from utils/course.py, in each language
+        return None  # written by tools/nbsync.py from utils/series.py, in each language
     keep = set(cell.metadata.get(KEY, {}).get("english_ok", []))
     left = [t for t in untranslated(cell.source) if t not in keep]
     return f"translate {len(left)} comment(s)/string(s) (or list them in metadata.{KEY}.english_ok): {left[:3]}" \

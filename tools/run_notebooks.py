@@ -26,7 +26,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from utils.course import notebook_language  # noqa: E402
+from utils.series import notebook_language  # noqa: E402
 
 from notebook_client import SteadyNotebookClient  # noqa: E402  (tools/ is on sys.path when run as a script)
 

@@ -25,7 +25,7 @@ SETUP = """
 %matplotlib inline
 import torch
 torch.set_num_threads(1)
-from utils.course import set_language
+from utils.i18n import set_language
 set_language({lang!r})
 from utils.course_model import load_course_model
 model, tok = load_course_model()

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .cache import make_cache
-from .generate import decode_step, prefill
+from .generate import decode_step, make_cache, prefill
 from .recompute import TOL, RecomputeReport
 from .validate import CACHE_KINDS, check_choice, check_fits, check_int
 

@@ -252,20 +252,3 @@ class StaticKVCache(Cache):
         with torch.inference_mode(torch.is_inference(self.k[0]) or torch.is_inference_mode_enabled()):
             for t in self.k + self.v:
                 t.copy_(t.index_select(0, index.to(t.device)))
-
-
-PAGED_BLOCK_SIZE = 16  # tokens per block of the caches ``make_cache("paged", ...)`` makes (vLLM's default)
-
-
-def make_cache(cache_kind: str, cfg: ModelConfig, batch_size: int, max_len: int,
-               dtype: torch.dtype | None = None, device=None) -> Cache:
-    """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"``, ``"static"``
-    or ``"paged"`` (a pool with room for every row at ``max_len``)."""
-    if cache_kind == "dynamic":
-        return KVCache()
-    if cache_kind == "paged":
-        from .paged import PagedKVCache  # it builds on this module
-
-        n_blocks = batch_size * -(-max_len // PAGED_BLOCK_SIZE)
-        return PagedKVCache(cfg, n_blocks, PAGED_BLOCK_SIZE, dtype=dtype, device=device)
-    return StaticKVCache(cfg, batch_size, max_len, dtype=dtype, device=device)

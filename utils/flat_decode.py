@@ -25,7 +25,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import apply_rope_rolled
-from .model import MLP, Attention, Block, Decoder, RMSNorm
+from .model import MLP, Attention, Block, Decoder, RMSNorm, plan_step
 
 
 class LayerWeights(NamedTuple):
@@ -101,14 +101,11 @@ def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> t
     cfg = model.cfg
     B, C = token_ids.shape[0], cfg.d_model
     H, H_kv, d_h, eps = cfg.n_heads, cfg.n_kv_heads, cfg.head_dim, cfg.norm_eps
-    past = cache.seq_len
-    if cache.mask is None:  # no padding: every row is at position `past`, every key visible
-        cos, sin = model.rope_tables(slice(past, past + 1), w.embed.dtype)  # (1, d_h)
-        mask = None
-    else:  # left padding: each row's position is its count of real tokens; padded keys stay hidden
-        cos, sin = model.rope_tables(cache.valid_counts()[:, None], w.embed.dtype)  # (B, 1, 1, d_h)
-        key_ok = torch.cat([cache.mask, cache.mask.new_ones(B, 1)], dim=1)  # (B, past + 1)
-        mask = key_ok[:, None, None, :]  # (B, 1, 1, past + 1): the same for every head
+    # Where the new token goes, as in Decoder.forward: without padding every row at the next position and
+    # every key visible (mask None); with left padding each row at its count of real tokens, padded keys hidden.
+    plan = plan_step(cache, B, 1, device=token_ids.device)
+    cos, sin = model.rope_tables(plan.positions, w.embed.dtype)  # (1, d_h), or (B, 1, 1, d_h) per row
+    mask = plan.mask  # None, or (B, 1, 1, past + 1): the same for every head
     cache.begin_step(B, 1, None)  # a paged cache gives the new tokens their slots
     # Rows are (B, C), not (B, 1, C): with T = 1 the time axis only costs reshapes in every matmul.
     x = F.embedding(token_ids, w.embed)  # (B, C)

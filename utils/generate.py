@@ -13,12 +13,31 @@ from typing import Callable, Sequence
 
 import torch
 
-from .cache import KVCache, make_cache
+from .cache import Cache, KVCache, StaticKVCache
+from .config import ModelConfig
 from .flat_decode import check_flat, flat_decode_step, flat_weights
+from .model import check_model
+from .paged import PagedKVCache
 from .sampling import sample
 from .validate import (CACHE_KINDS, STEPS, as_id_batch, check_choice, check_decode_input, check_fits, check_forward,
-                       check_int, check_left_padded, check_model, check_pad_id, check_sampling_args, check_tokenizer,
+                       check_int, check_left_padded, check_pad_id, check_sampling_args, check_tokenizer,
                        eos_set, stop_string_list)
+
+
+PAGED_BLOCK_SIZE = 16  # tokens per block of the caches ``make_cache("paged", ...)`` makes (vLLM's default)
+
+
+def make_cache(cache_kind: str, cfg: ModelConfig, batch_size: int, max_len: int,
+               dtype: torch.dtype | None = None, device=None) -> Cache:
+    """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"``, ``"static"``
+    or ``"paged"`` (a pool with room for every row at ``max_len``)."""
+    if cache_kind == "dynamic":
+        return KVCache()
+    if cache_kind == "paged":
+        n_blocks = batch_size * -(-max_len // PAGED_BLOCK_SIZE)
+        return PagedKVCache(cfg, n_blocks, PAGED_BLOCK_SIZE, dtype=dtype, device=device)
+    return StaticKVCache(cfg, batch_size, max_len, dtype=dtype, device=device)
+
 
 
 def left_pad(rows: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,6 +9,8 @@ their K/V are appended to every layer's cache: the caller never passes positions
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -16,9 +18,17 @@ import torch.nn.functional as F
 from .attention import RopeTables, apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
 from .cache import Cache
 from .config import ModelConfig
-from .validate import check_choice, check_forward, check_rope
+from .validate import check_choice, check_forward
 
 ATTN_IMPLS = ("sdpa", "explicit")
+
+
+def check_rope(rope) -> None:
+    if not isinstance(rope, RopeTables):
+        raise ValueError(
+            f"rope must be a RopeTables (from model.rope_tables(positions, dtype)), got {type(rope).__name__}: "
+            "the layers rotate with the rolled sin table, and a plain (cos, sin) pair would silently rotate wrong"
+        )
 
 
 class RMSNorm(nn.Module):
@@ -172,52 +182,101 @@ class Decoder(nn.Module):
         """
         check_forward(self.cfg, input_ids, cache, attention_mask, position_ids)
         B, T = input_ids.shape
-        past = cache.seq_len if cache is not None else 0
-        S = past + T  # keys visible after this step
-        past_mask = cache.mask if cache is not None else None  # (B, past) or None: no padding so far
-        new_mask = None
-        if attention_mask is not None and not bool(attention_mask.all()):
-            new_mask = attention_mask.bool()  # (B, T)
-        padded = past_mask is not None or new_mask is not None
+        plan = plan_step(cache, B, T, attention_mask, position_ids, device=input_ids.device)
+        return run_layers(self, input_ids, plan.positions, plan.mask, cache, plan.is_causal, plan.new_mask)
 
-        # Positions: with no padding, simply past .. past+T-1. With padding, count real tokens per row.
-        if position_ids is not None:
-            pos = position_ids.long()
-        elif not padded:
-            pos = None
-        else:
-            n_past = cache.valid_counts() if past_mask is not None else torch.full((B,), past, device=input_ids.device)  # (B,)
-            real = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=input_ids.device)
-            pos = (n_past[:, None] + real.long().cumsum(1) - 1).clamp(min=0)  # (B, T)
-        if pos is None:
-            start = cache.seen_tokens() if cache is not None else 0  # positions continue from tokens seen
-            pos = slice(start, start + T)
-        rope = self.rope_tables(pos, self.embed_tokens.weight.dtype)
 
-        # Mask: None when every query may see every key (one new token, no padding); is_causal when
-        # the attention kernel's built-in triangle fits (a prompt with nothing cached before it);
-        # otherwise an explicit boolean [T, S] or, with padding, [B, 1, T, S].
-        mask, is_causal = None, False
-        if not padded:
-            if T > 1 and past == 0:
-                is_causal = True
-            elif T > 1:
-                mask = causal_mask(T, S, device=input_ids.device)  # (T, S)
-        else:
-            old = past_mask if past_mask is not None else torch.ones(B, past, dtype=torch.bool, device=input_ids.device)
-            new = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=input_ids.device)
-            key_ok = torch.cat([old, new], dim=1)  # (B, S): False at padded keys
-            allowed = causal_mask(T, S, device=input_ids.device)[None] & key_ok[:, None, :]  # (B, T, S)
-            # A padding query would see no key at all and softmax over nothing gives NaN; let it
-            # see itself. Real queries never see padding, so their outputs are unaffected.
-            allowed[:, torch.arange(T), past + torch.arange(T)] = True
-            mask = allowed[:, None]  # (B, 1, T, S): same for every head
+def check_model(model, name: str = "model") -> None:
+    """``model`` is the course's ``Decoder`` (a tokenizer or another object passed in its place is named)."""
+    if not isinstance(model, Decoder):
+        hint = " (that is the tokenizer: pass it as tokenizer=...)" if hasattr(model, "encode") else ""
+        raise ValueError(f"{name} must be a utils.Decoder (e.g. from load_course_model()), "
+                         f"got {type(model).__name__}{hint}")
 
-        if cache is not None:
-            cache.begin_step(B, T, new_mask)  # a paged cache gives the new tokens their slots
-        x = self.embed_tokens(input_ids)  # (B, T, C)
-        for i, layer in enumerate(self.layers):
-            x = layer(x, rope, mask, cache, i, is_causal)
-        if cache is not None:
-            cache.append_mask(new_mask, T)
-        return self.lm_head(self.norm(x))  # (B, T, V)
+class StepPlan(NamedTuple):
+    """Where ``T`` new tokens go: what ``plan_step`` computes once for every forward of the course."""
+
+    positions: slice | torch.Tensor  # RoPE positions: slice(start, start + T), or [B, T] per row (left padding)
+    mask: torch.Tensor | None  # None (see every key), boolean [T, S], or [B, 1, T, S] with padding
+    is_causal: bool  # the attention kernel's built-in triangle fits: a prompt with nothing cached before it
+    new_mask: torch.Tensor | None  # [B, T]: which new positions are real tokens (None: all of them)
+
+
+def plan_step(cache, B: int, T: int, attention_mask: torch.Tensor | None = None,
+              position_ids: torch.Tensor | None = None, device=None) -> StepPlan:
+    """Positions and attention mask for ``T`` new tokens per row after what ``cache`` holds.
+
+    The one place of the course that says where new tokens go. With no padding, positions simply
+    continue from the tokens the cache has seen (``cache.seen_tokens()``). With left padding (in the
+    cache, or in ``attention_mask`` ``[B, T]``: 1 = real token, 0 = padding) a row's next position is
+    its count of real tokens, and padded keys stay hidden. ``Decoder.forward``, the flat decode step
+    and ``masked_forward`` (the bug lab's) all take their positions and masks from here.
+    """
+    past = cache.seq_len if cache is not None else 0
+    S = past + T  # keys visible after this step
+    past_mask = cache.mask if cache is not None else None  # (B, past) or None: no padding so far
+    new_mask = None
+    if attention_mask is not None and not bool(attention_mask.all()):
+        new_mask = attention_mask.bool()  # (B, T)
+    padded = past_mask is not None or new_mask is not None
+
+    # Positions: with no padding, simply past .. past+T-1. With padding, count real tokens per row.
+    if position_ids is not None:
+        pos = position_ids.long()
+    elif not padded:
+        start = cache.seen_tokens() if cache is not None else 0  # positions continue from tokens seen
+        pos = slice(start, start + T)
+    else:
+        n_past = cache.valid_counts() if past_mask is not None else torch.full((B,), past, device=device)  # (B,)
+        real = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=device)
+        pos = (n_past[:, None] + real.long().cumsum(1) - 1).clamp(min=0)  # (B, T)
+
+    # Mask: None when every query may see every key (one new token, no padding); is_causal when the
+    # attention kernel's built-in triangle fits (a prompt with nothing cached before it); otherwise an
+    # explicit boolean [T, S] or, with padding, [B, 1, T, S].
+    mask, is_causal = None, False
+    if not padded:
+        if T > 1 and past == 0:
+            is_causal = True
+        elif T > 1:
+            mask = causal_mask(T, S, device=device)  # (T, S)
+    else:
+        old = past_mask if past_mask is not None else torch.ones(B, past, dtype=torch.bool, device=device)
+        new = new_mask if new_mask is not None else torch.ones(B, T, dtype=torch.bool, device=device)
+        key_ok = torch.cat([old, new], dim=1)  # (B, S): False at padded keys
+        allowed = causal_mask(T, S, device=device)[None] & key_ok[:, None, :]  # (B, T, S)
+        # A padding query would see no key at all and softmax over nothing gives NaN; let it
+        # see itself. Real queries never see padding, so their outputs are unaffected.
+        allowed[:, torch.arange(T), past + torch.arange(T)] = True
+        mask = allowed[:, None]  # (B, 1, T, S): same for every head
+    return StepPlan(pos, mask, is_causal, new_mask)
+
+
+def run_layers(model: "Decoder", input_ids: torch.Tensor, positions, mask, cache, is_causal: bool = False,
+               new_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Embedding, the L blocks and the LM head, with the positions and mask given: logits ``[B, T, V]``."""
+    B, T = input_ids.shape
+    rope = model.rope_tables(positions, model.embed_tokens.weight.dtype)
+    if cache is not None:
+        cache.begin_step(B, T, new_mask)  # a paged cache gives the new tokens their slots
+    x = model.embed_tokens(input_ids)  # (B, T, C)
+    for i, layer in enumerate(model.layers):
+        x = layer(x, rope, mask, cache, i, is_causal)
+    if cache is not None:
+        cache.append_mask(new_mask, T)
+    return model.lm_head(model.norm(x))  # (B, T, V)
+
+
+def masked_forward(model: "Decoder", input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor | None = None,
+                   cache=None) -> torch.Tensor:
+    """``model(input_ids, cache)`` with an attention mask of your choosing; logits ``[B, T, V]``.
+
+    ``mask`` ``[T, S]`` (True = may attend, S = cached + new keys) replaces the causal mask ``plan_step``
+    would make; ``positions`` default to ``plan_step``'s (per row, counting real tokens, when the cache
+    holds left padding). Nothing is checked: this is for experiments (the band mask of sliding windows,
+    the bug lab's broken masks); ``mask`` does not hide padded keys.
+    """
+    B, T = input_ids.shape
+    if positions is None:
+        positions = plan_step(cache, B, T, device=input_ids.device).positions
+    return run_layers(model, input_ids, positions, mask, cache)

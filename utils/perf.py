@@ -26,10 +26,10 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-from .cache import StaticKVCache, make_cache
+from .cache import StaticKVCache
 from .config import ModelConfig
 from .flops import decode_step_cost
-from .generate import decode_stepper, generate, prefill
+from .generate import decode_stepper, generate, make_cache, prefill
 from .model import Decoder
 from .validate import CACHE_KINDS, check_choice, check_int
 

@@ -10,9 +10,8 @@ from typing import Callable
 
 import torch
 
-from .cache import make_cache
 from .i18n import tr
-from .generate import decode_stepper, prefill
+from .generate import decode_stepper, make_cache, prefill
 from .validate import CACHE_KINDS, check_choice, check_fits, check_forward, check_int, check_tol
 
 # The course's one tolerance: max |cached - recomputed| logit difference still counted as equal. In float32

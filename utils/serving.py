@@ -38,7 +38,8 @@ from .block_pool import BlockPool, block_keys
 from .flat_decode import check_flat, flat_decode_step, flat_weights
 from .generate import left_pad
 from .paged import PagedKVCache
-from .validate import as_id_batch, check_int, check_model, eos_set
+from .model import check_model
+from .validate import as_id_batch, check_int, eos_set
 
 
 @dataclass(eq=False)  # two requests are the same only if they are one object

@@ -20,8 +20,8 @@ A layer's cached K/V were computed from hidden states that had seen their own wi
 information from beyond the window still flows in through the layers below; that is why SWA is
 not the same as simply cutting the prompt to its last W tokens.
 
-Also here: ``masked_forward`` (the model's forward with a mask you choose: a band here, broken
-masks in the bug lab) and ``memory_trace`` (what a cache holds and allocates, step by step).
+Also here: ``windowed_recompute`` (``utils.model.masked_forward`` with a band mask) and ``memory_trace``
+(what a cache holds and allocates, step by step).
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import torch
 
 from .attention import causal_mask
-from .cache import KVCache, make_cache
-from .generate import decode_step
+from .cache import KVCache
+from .generate import decode_step, make_cache
+from .model import masked_forward
 from .validate import check_choice, check_int, check_kv
 
 
@@ -112,35 +113,6 @@ def greedy(model, ids: torch.Tensor, n_new: int, cache, eos_id: int | None = Non
             break
         logits = decode_step(model, new[-1], cache)
     return torch.stack(new, dim=1) if new else ids[:, :0]  # (B, n_new)
-
-
-def masked_forward(
-    model,
-    input_ids: torch.Tensor,
-    mask: torch.Tensor,
-    positions: torch.Tensor | None = None,
-    cache=None,
-) -> torch.Tensor:
-    """``model(input_ids, cache)`` with an attention mask of your choosing; logits ``[B, T, V]``.
-
-    ``mask`` ``[T, S]`` (True = may attend, S = cached + new keys) replaces the model's causal
-    mask; ``positions`` default to ``cache.seq_len ..`` (per row, counting real tokens, when the cache
-    holds left padding). Nothing is checked: this is for experiments (the band mask of sliding
-    windows, the bug lab's broken masks); ``mask`` does not hide padded keys.
-    """
-    T = input_ids.shape[1]
-    past = cache.seq_len if cache is not None else 0
-    if positions is None and cache is not None and cache.mask is not None:
-        positions = cache.valid_counts()[:, None] + torch.arange(T)  # (B, T): a padded row counts its real tokens
-    elif positions is None:
-        positions = torch.arange(past, past + T)
-    rope = model.rope_tables(positions, model.embed_tokens.weight.dtype)  # (T, d_h) tables
-    x = model.embed_tokens(input_ids)  # (B, T, C)
-    for i, layer in enumerate(model.layers):
-        x = layer(x, rope, mask, cache, i)
-    if cache is not None:
-        cache.append_mask(None, T)  # the new positions are real tokens (keeps a padded cache's mask in step)
-    return model.lm_head(model.norm(x))  # (B, T, V)
 
 
 def band_mask(T: int, window: int) -> torch.Tensor:

@@ -27,7 +27,8 @@ import torch
 
 from .cache import KVCache
 from .sampling import filtered_probs
-from .validate import as_id_batch, check_int, check_model, check_sampling_args
+from .model import check_model
+from .validate import as_id_batch, check_int, check_sampling_args
 
 
 @dataclass

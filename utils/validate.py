@@ -90,16 +90,6 @@ def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=
             raise ValueError(f"position_ids must lie in [0, {cfg.max_seq_len - 1}]")
 
 
-def check_rope(rope) -> None:
-    from .attention import RopeTables
-
-    if not isinstance(rope, RopeTables):
-        raise ValueError(
-            f"rope must be a RopeTables (from model.rope_tables(positions, dtype)), got {type(rope).__name__}: "
-            "the layers rotate with the rolled sin table, and a plain (cos, sin) pair would silently rotate wrong"
-        )
-
-
 def check_left_padded(attention_mask) -> None:
     """Prefill reads each row's logits in the last column: that column must be a real token."""
     if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() == 2 and attention_mask.shape[1]:
@@ -108,11 +98,15 @@ def check_left_padded(attention_mask) -> None:
             raise ValueError(f"attention_mask must be left-padded (last column all 1); rows {rows} end with padding")
 
 
+# What the model asks of a cache (``utils.cache.Cache`` has all of it): checked by name, so this module,
+# which every engine file imports, imports none of them.
+CACHE_INTERFACE = ("update", "seq_len", "seen_tokens", "batch_size", "n_layers", "mask", "valid_counts",
+                   "begin_step", "append_mask", "observe_queries")
+
+
 def check_cache(cache) -> None:
     """``cache`` is a cache object (``KVCache``, ``StaticKVCache``, or another ``utils.cache.Cache``)."""
-    from .cache import Cache  # the cache module imports this one
-
-    if isinstance(cache, Cache):
+    if all(hasattr(type(cache), name) or hasattr(cache, name) for name in CACHE_INTERFACE):
         return
     hint = ""
     if isinstance(cache, tuple):
@@ -193,16 +187,6 @@ def eos_set(eos_id) -> set[int]:
     if not ids or not all(is_int(i) for i in ids):
         raise ValueError(f"eos_id must be an int or a list of ints (token ids), got {eos_id!r}")
     return set(ids)
-
-
-def check_model(model, name: str = "model") -> None:
-    """The course's ``Decoder`` (a tokenizer or another object passed in its place is named)."""
-    from .model import Decoder  # the model module imports this one
-
-    if not isinstance(model, Decoder):
-        hint = " (that is the tokenizer: pass it as tokenizer=...)" if hasattr(model, "encode") else ""
-        raise ValueError(f"{name} must be a utils.Decoder (e.g. from load_course_model()), "
-                         f"got {type(model).__name__}{hint}")
 
 
 def check_tokenizer(tokenizer) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..i18n import tr
-from ..mysteries import VOCABULARY, diagnose, mystery
+from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
 from .judges import Case, Exercise, FormProblem, is_form_problem
 

@@ -270,7 +270,7 @@ def _window_cases() -> list[Case]:
 
 def _recompute_case(words: str, model_fn: Callable, hint: str) -> Case:
     def run(fn):
-        from ..bug_lab import run_check
+        from ..bug_lab.harness import run_check
 
         model = model_fn()
         ids = torch.randint(1, model.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(13))  # B = 2

@@ -129,7 +129,7 @@ def fixed_position_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
 
 def fixed_mask_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
     """Mystery 1 fixed: a decode step with an explicit mask [1, S] over S = cached + 1 keys; logits [B, V]."""
-    from ..sliding import masked_forward
+    from ..model import masked_forward
 
     S = cache.seq_len + 1
     mask = torch.ones(1, S, dtype=torch.bool)  # the new query is the last position: it sees every key

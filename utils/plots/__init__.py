@@ -1,118 +1,33 @@
-"""Matplotlib figures the notebooks share. Every axis is labelled, with units."""
+"""Matplotlib figures the notebooks share, one module per notebook; the shared code is ``base.py``.
+
+This face only re-exports: ``from utils.plots import plot_ttft`` as before. Importing it registers
+the course's CJK font (``base.py``).
+"""
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from pathlib import Path
-
-import matplotlib as mpl
-import matplotlib.pyplot as plt
-from matplotlib import font_manager
-from matplotlib.figure import Figure
-
-# matplotlib's default font, DejaVu Sans, has no Chinese glyphs. The package ships a subset of Noto
-# Sans CJK SC holding every Chinese character the course writes (tools/subset_font.py makes it) and
-# appends its family to ``font.family``: matplotlib (>= 3.6) draws each character with the first font
-# of that list that has its glyph, so Latin text stays in the default font and Chinese uses this one,
-# the same on every machine whatever fonts it has installed. (Only ``font.family`` falls back glyph by
-# glyph; the ``font.sans-serif`` list picks one font.) Fonts are looked up when a figure is drawn,
-# which is why this is a global setting and not a context around figure creation.
-COURSE_FONT = Path(__file__).resolve().parent.parent / "data" / "fonts" / "NotoSansSC-course-subset.otf"
-
-
-def _register_course_font() -> str:
-    """Make ``COURSE_FONT`` the fallback of every figure; returns its family name."""
-    font_manager.fontManager.addfont(str(COURSE_FONT))
-    family = font_manager.FontProperties(fname=str(COURSE_FONT)).get_name()
-    if family not in mpl.rcParams["font.family"]:
-        mpl.rcParams["font.family"] = [*mpl.rcParams["font.family"], family]
-    return family
-
-
-COURSE_FONT_FAMILY = _register_course_font()
-
-# One colour per idea, used the same way in every notebook.
-COLORS = {"prefill": "#1f77b4", "decode": "#ff7f0e", "cached": "#2ca02c", "recompute": "#d62728",
-          "K": "#9467bd", "V": "#8c564b", "mask": "#7f7f7f"}
-
-
-# Panels draw while the kernel may run other messages on another thread (JupyterLab 4 sends widget
-# messages to a kernel subshell). The inline backend draws and closes every *pyplot* figure after
-# each message, which can catch a panel's figure half drawn. So inside ``detached()`` (each panel
-# update) figures are made without pyplot: nothing but the panel ever sees them. The flag is a
-# context variable, so a cell running on another thread keeps normal pyplot figures.
-_DETACHED = contextvars.ContextVar("detached_figures", default=False)
-
-
-@contextlib.contextmanager
-def detached():
-    """Within the block, ``subplots`` makes figures pyplot does not know about."""
-    token = _DETACHED.set(True)
-    try:
-        yield
-    finally:
-        _DETACHED.reset(token)
-
-
-def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, layout=None, **kwargs):
-    """``plt.subplots``, or a pyplot-free ``Figure`` inside ``detached()``; every figure here is made by it."""
-    if not _DETACHED.get():
-        return plt.subplots(nrows, ncols, figsize=figsize, layout=layout, **kwargs)
-    fig = Figure(figsize=figsize, layout=layout)
-    return fig, fig.subplots(nrows, ncols, **kwargs)
-
-
-PANEL_DPI = 90  # the panels' pictures: sharp on a laptop screen, a third fewer pixels to draw than 110
-
-
-def figure_png(fig: Figure, dpi: float = PANEL_DPI) -> bytes:
-    """``fig`` as PNG bytes, drawn once. The panels show these instead of the figure: the inline
-    backend would draw it twice (``bbox_inches="tight"`` measures with a first draw), and without
-    ``%matplotlib inline`` it would print ``<Figure size ...>`` instead of the picture. Every
-    figure here lays itself out (tight or constrained layout, or fixed margins), so nothing is cut."""
-    import io
-
-    buf = io.BytesIO()
-    # zlib level 1: a fifth of level 6's encoding time, for a picture about a third larger (sent locally)
-    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
-    return buf.getvalue()
-
-
-def new_figure(ncols: int = 1, width: float = 6.0, height: float = 3.6):
-    """A figure with ``ncols`` axes side by side (returns ``fig, axes`` with axes always a list)."""
-    fig, axes = subplots(1, ncols, figsize=(width * ncols if ncols > 1 else width, height), squeeze=False)
-    return fig, list(axes[0])
-
-
-def format_bytes(n: float) -> str:
-    """1536 -> '1.5 KiB' (binary units, as memory is sold and allocated)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
-
-
+from .base import (  # noqa: F401
+    COLORS, COURSE_FONT, COURSE_FONT_FAMILY, PANEL_DPI, detached, figure_png, format_bytes, new_figure, subplots,
+)
 # The sections' public names, importable from ``utils.plots`` as before the split (notebooks and tests rely on it).
-from .prefill import plot_timeline, plot_top_probs, plot_ttft, plot_kv_heatmap, plot_padding_waste  # noqa: E402,F401
-from .sampling import SAMPLING_STAGES, plot_sampling_stages, plot_temperature_sweep  # noqa: E402,F401
-from .attention import (  # noqa: E402,F401
+from .prefill import plot_timeline, plot_top_probs, plot_ttft, plot_kv_heatmap, plot_padding_waste  # noqa: F401
+from .sampling import SAMPLING_STAGES, plot_sampling_stages, plot_temperature_sweep  # noqa: F401
+from .attention import (  # noqa: F401
     plot_mask, plot_weights, plot_head_groups, plot_rope_scores, plot_softmax_saturation, plot_rope_frequencies,
 )
-from .sizing import byte_unit, plot_kv_vs_context, plot_per_token_bars, plot_budget  # noqa: E402,F401
-from .decode import (  # noqa: E402,F401
+from .sizing import byte_unit, plot_kv_vs_context, plot_per_token_bars, plot_budget  # noqa: F401
+from .decode import (  # noqa: F401
     plot_decode_grids, plot_recompute_diffs, plot_step_times, plot_step_costs, plot_new_query_weights,
     plot_bytes_and_step_time,
 )
-from .bug_lab import plot_bug_divergence, plot_bug_overview  # noqa: E402,F401
-from .beyond import (  # noqa: E402,F401
+from .bug_lab import plot_bug_divergence, plot_bug_overview  # noqa: F401
+from .beyond import (  # noqa: F401
     plot_cache_memory, plot_sliding_window, plot_cache_step_times, plot_beam_tree,
 )
-from .metrics import (  # noqa: E402,F401
+from .metrics import (  # noqa: F401
     plot_ttft_tpot, plot_batch_sweep, plot_schedules, plot_ttft_parts, plot_rate_sweep, plot_batch_roofline,
     plot_bandwidth, plot_decode_bound,
 )
-from .paged import plot_block_table, plot_paged_memory, plot_prefix_caching, plot_block_map  # noqa: E402,F401
-from .serving import plot_iterations, plot_engine_timeline  # noqa: E402,F401
-from .speculative import plot_speculative_rounds, plot_first_token_counts, plot_speculative_speedup  # noqa: E402,F401
-from .compression import plot_quantize_group, plot_channel_magnitudes, plot_kept_positions, plot_compression_tradeoff  # noqa: E402,F401
+from .paged import plot_block_table, plot_paged_memory, plot_prefix_caching, plot_block_map  # noqa: F401
+from .serving import plot_iterations, plot_engine_timeline  # noqa: F401
+from .speculative import plot_speculative_rounds, plot_first_token_counts, plot_speculative_speedup  # noqa: F401
+from .compression import plot_quantize_group, plot_channel_magnitudes, plot_kept_positions, plot_compression_tradeoff  # noqa: F401

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from ..i18n import tr
-from . import COLORS, new_figure
+from .base import COLORS, new_figure
 
 
 def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:

@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from ..i18n import tr
-from . import COLORS, subplots
+from .base import COLORS, subplots
 from .bug_lab import _positive_floor
 
 

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..i18n import tr
-from . import COLORS, subplots
+from .base import COLORS, subplots
 
 
 def _positive_floor(values, tol: float) -> float:

@@ -7,7 +7,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..i18n import tr
-from . import COLORS, format_bytes, subplots
+from .base import COLORS, format_bytes, subplots
 
 # One colour per kind of setting in the trade-off figure (the eviction rules share a square marker).
 KIND_STYLE = {8: ("#1f77b4", "o"), 4: ("#ff7f0e", "^"), "recent": ("#2ca02c", "s"), "key_norm": ("#9467bd", "s"),

@@ -12,7 +12,7 @@ from matplotlib.ticker import LogLocator, NullFormatter
 from ..flops import decode_step_cost
 from ..i18n import tr
 from ..roofline import fit_step_time, kv_weights_crossover
-from . import COLORS, subplots
+from .base import COLORS, subplots
 
 
 # Cell kinds of the decode grids (index into _GRID_COLORS).

@@ -6,7 +6,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from ..i18n import tr
-from . import COLORS, subplots
+from .base import COLORS, subplots
 
 
 def _plain_log_y(ax) -> None:

@@ -8,7 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 
 from ..i18n import tr
-from . import COLORS, format_bytes, subplots
+from .base import COLORS, format_bytes, subplots
 
 # One colour per request (rid % 10) in the block map; shared, cached-free and free blocks have their own.
 REQUEST_COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#9c755f", "#ff9da7",

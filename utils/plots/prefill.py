@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..i18n import tr
-from . import COLORS, new_figure
+from .base import COLORS, new_figure
 
 
 def plot_timeline(segments, labels: list[str] | None = None, title: str | None = None):

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..i18n import tr
-from . import COLORS, new_figure, subplots
+from .base import COLORS, new_figure, subplots
 
 
 SAMPLING_STAGES = ("original", "temperature", "top_k", "top_p")  # the keys of sampling.filter_stages

@@ -12,7 +12,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
 from ..i18n import tr
-from . import COLORS, subplots
+from .base import COLORS, subplots
 from .metrics import _draw_schedule, _schedule_legend
 
 

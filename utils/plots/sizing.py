@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..i18n import tr
-from . import COLORS, format_bytes, new_figure
+from .base import COLORS, format_bytes, new_figure
 
 
 _KIND_COLORS = {"MHA": COLORS["recompute"], "GQA": COLORS["prefill"], "MQA": COLORS["cached"]}

@@ -9,7 +9,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..i18n import tr
-from . import COLORS, subplots
+from .base import COLORS, subplots
 
 # One colour per fate of a token in a round (the legend of plot_speculative_rounds says each).
 ROUND_COLORS = {"accepted": "#59a14f", "refused": "#e15759", "discarded": "#d9d9d9", "correction": "#4e79a7",

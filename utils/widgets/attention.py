@@ -6,8 +6,9 @@ import torch.nn.functional as F
 
 from ..attention import attention, causal_mask, repeat_kv
 from ..i18n import tr
-from ..plots import new_figure, plot_head_groups, plot_mask, plot_weights
-from . import Panel, int_slider, selection_slider
+from ..plots.attention import plot_head_groups, plot_mask, plot_weights
+from ..plots.base import new_figure
+from .base import Panel, int_slider, selection_slider
 
 
 def divisors(n: int) -> list[int]:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ..i18n import tr
-from ..plots import plot_sliding_window
+from ..plots.beyond import plot_sliding_window
 from ..sliding import compare_sliding
-from . import Panel, dropdown, int_slider
+from .base import Panel, dropdown, int_slider
 from ..recompute import TOL
 
 

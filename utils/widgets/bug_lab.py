@@ -6,10 +6,10 @@ import re
 
 import ipywidgets as widgets
 
-from .. import bugs
+from ..bug_lab import catalogue as bugs
 from ..i18n import tr
-from ..plots import plot_bug_divergence
-from . import Panel, dropdown
+from ..plots.bug_lab import plot_bug_divergence
+from .base import Panel, dropdown
 
 
 def diff_html(diff: str) -> str:

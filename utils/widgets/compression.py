@@ -16,10 +16,10 @@ from ..cache_quality import CacheQuality, compare_cache, exact_run, held_out_doc
 from ..i18n import tr
 from ..kv_evict import EvictingKVCache
 from ..kv_quant import QuantizedKVCache
-from ..plots import format_bytes
+from ..plots.base import format_bytes
 from ..plots.compression import RULE_NAMES, plot_compression_tradeoff
 from ..sizing import MODEL_PRESETS, bytes_per_element
-from . import Panel, dropdown, selection_slider
+from .base import Panel, dropdown, selection_slider
 
 BITS = (16, 8, 4)  # 16: no quantization (the exact cache)
 GROUPINGS = ("channel", "token")

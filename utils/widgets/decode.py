@@ -10,8 +10,8 @@ from ..cache import KVCache
 from ..generate import decode_step, prefill
 from ..i18n import tr
 from ..perf import torch_threads
-from ..plots import COLORS
-from . import _STYLE, Panel, int_slider
+from ..plots.base import COLORS
+from .base import _STYLE, Panel, int_slider
 
 
 DECODE_PROMPT = "<BOS> he has three small dogs . they"

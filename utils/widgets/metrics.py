@@ -8,11 +8,11 @@ from ..arrivals import POLICIES, poisson_arrivals, serve
 from ..batch_engine import ReplayEngine, StepCosts
 from ..perf import BENCH_CONFIGS, decode_bound
 from ..i18n import Names, tr
-from ..plots import format_bytes, plot_decode_bound
-from ..plots.metrics import model_label, plot_schedules
+from ..plots.base import format_bytes
+from ..plots.metrics import model_label, plot_decode_bound, plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, ridge_batch
 from ..sizing import MODEL_PRESETS, cache_bytes_for
-from . import Panel, dropdown, selection_slider
+from .base import Panel, dropdown, selection_slider
 
 _A100, _H100 = GPU_ROOFS
 

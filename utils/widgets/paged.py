@@ -16,7 +16,7 @@ import html
 from ..i18n import tr
 from ..plots.paged import plot_block_map
 from ..serving import Engine, StepCostModel
-from . import Panel, dropdown, int_slider
+from .base import Panel, dropdown, int_slider
 
 BLOCK_SIZES = (4, 8, 16)
 POOL_SIZES = (12, 16, 24, 32, 48)

@@ -7,8 +7,8 @@ import torch
 
 from ..generate import prefill
 from ..i18n import tr
-from ..plots import plot_kv_heatmap
-from . import Panel, dropdown, int_slider
+from ..plots.prefill import plot_kv_heatmap
+from .base import Panel, dropdown, int_slider
 
 
 # Prompts of the course language (every word is in the course tokenizer's vocabulary).

@@ -24,7 +24,7 @@ from typing import Sequence
 import ipywidgets as widgets
 from IPython.display import display
 
-from ..course import SERIES
+from ..series import SERIES
 from ..i18n import tr
 from ..question import KIND_NAMES, PLACEHOLDER, Question, as_option, localized, parse_true_false, true_false_label
 

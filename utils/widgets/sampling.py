@@ -6,7 +6,7 @@ import html
 import torch
 
 from ..i18n import tr
-from . import Panel, dropdown, float_slider, int_slider
+from .base import Panel, dropdown, float_slider, int_slider
 
 
 SAMPLING_PROMPTS = ("<BOS> 我 喜欢", "<BOS> she has", "<BOS>", "<BOS> they don't like")
@@ -79,6 +79,6 @@ class SamplingPanel(Panel):
         )
 
     def plot(self, s: dict):
-        from ..plots import plot_sampling_stages
+        from ..plots.sampling import plot_sampling_stages
         return plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s,
                                     title=tr("Next token after “{prompt}”", prompt=s["prompt"]))

@@ -13,7 +13,7 @@ from ..arrivals import Workload, poisson_arrivals
 from ..i18n import tr
 from ..plots.serving import plot_engine_timeline
 from ..serving import Engine, StepCostModel
-from . import Panel, selection_slider
+from .base import Panel, selection_slider
 
 RATE_CHOICES = [25, 50, 100, 200, 400, 800, 1600]  # requests per second
 BUDGET_CHOICES = [8, 16, 32, 64, 128, 256]  # max_batch_tokens: tokens one iteration may run

@@ -6,11 +6,12 @@ import html
 import ipywidgets as widgets
 
 from ..i18n import tr
-from ..plots import format_bytes, new_figure, plot_budget, plot_kv_vs_context
+from ..plots.base import format_bytes, new_figure
+from ..plots.sizing import plot_budget, plot_kv_vs_context
 from ..sizing import (
     DTYPE_BYTES, MODEL_PRESETS, bytes_per_element, cache_bytes_for, kv_cache_bytes, max_concurrent_requests,
 )
-from . import Panel, dropdown, float_slider, int_slider, selection_slider
+from .base import Panel, dropdown, float_slider, int_slider, selection_slider
 
 
 # Context lengths the T sliders offer: powers of two and the 1.5x steps between them, 1 .. 128k.

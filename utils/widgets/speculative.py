@@ -18,7 +18,7 @@ from ..generate import generate
 from ..i18n import tr
 from ..plots.speculative import plot_speculative_rounds
 from ..speculative import PromptLookup, speculative_generate
-from . import Panel, dropdown, int_slider, selection_slider
+from .base import Panel, dropdown, int_slider, selection_slider
 
 SPEC_PROMPTS = ["<BOS> 我 有", "<BOS> she has a", "<BOS> 他们 也 喜欢 马 。 他们 也", "<BOS> I have two cats . I"]
 TEMPERATURES = [0.0, 0.5, 0.8, 1.0, 1.5]

@@ -1,8 +1,8 @@
-"""utils.show.check: a claim prints the line a learner reads and fails loudly when false."""
+"""utils.check.check: a claim prints the line a learner reads and fails loudly when false."""
 import pytest
 import torch
 
-from utils.show import check
+from utils.check import check
 
 
 def test_a_true_claim_prints_its_line_and_nothing_else(capsys):

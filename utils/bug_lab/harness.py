@@ -1,8 +1,8 @@
 """The bug lab's bench: run the recompute check on a broken variant, and sum the results up.
 
-The broken variants themselves, one section per bug, are in ``utils/bugs.py`` (which also
-exposes everything here, so notebook 07 needs only ``bugs``). This module holds what every bug
-shares:
+The broken variants themselves, one section per bug, are in ``catalogue.py``; the puzzles built
+from them in ``mysteries.py``; notebook 07 reaches all three through ``utils.bug_lab``. This module
+holds what every bug shares:
 
 * ``run_check``: ``compare_with_recompute`` that never lets an error escape. Some bugs make
   torch raise instead of giving wrong numbers; the error and the step it happened at become
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .generate import decode_step, prefill
-from .i18n import tr
-from .recompute import TOL, RecomputeReport, compare_with_recompute  # TOL: the course's one tolerance
+from ..generate import decode_step, prefill
+from ..i18n import tr
+from ..recompute import TOL, RecomputeReport, compare_with_recompute  # TOL: the course's one tolerance
 
 N_STEPS = 6  # decode steps each bug check runs
 

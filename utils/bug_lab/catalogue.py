@@ -1,4 +1,4 @@
-"""The bug lab: classic cached-inference bugs, each in a few lines, each with its fix.
+"""The bug lab's catalogue: classic cached-inference bugs, each in a few lines, each with its fix.
 
 Sections 1 to 9 follow notebook 07 and its lesson. Every bug comes as two variants that differ
 in the lines marked ``# BUG`` / ``# FIX``: a broken and a fixed function or class (a decode
@@ -8,8 +8,8 @@ step, a prefill, a cache class, ...). ``show_fix(bug)`` prints the diff between 
 ``runner`` that plugs one variant into the recompute check (``compare_with_recompute``, which
 reports the first step and position where cached and recomputed logits part ways).
 ``bug.run(model, prompt, fixed)`` reproduces the bug, or its fix, on a prompt ``[1, T]``.
-The bench every bug shares (``run_check``, ``Outcome``, ``table``) is ``utils/bug_lab.py``;
-its names are reachable from here too, so the notebook imports only ``bugs``.
+The bench every bug shares (``run_check``, ``Outcome``, ``table``) is ``harness.py``; the notebook
+reaches all of it, and the mysteries, through ``utils.bug_lab``.
 """
 from __future__ import annotations
 
@@ -19,13 +19,12 @@ from typing import Callable
 
 import torch
 
-from .beam import BeamSearchResult, beam_search
-from .bug_lab import N_STEPS, TOL, Outcome, run_check, show_diff, table  # noqa: F401 (the notebook reads them here)
-from .cache import KVCache
-from .generate import generate, left_pad, prefill
-from .i18n import tr
-from .model import Decoder
-from .sliding import masked_forward
+from ..beam import BeamSearchResult, beam_search
+from ..cache import KVCache
+from ..generate import generate, left_pad, prefill
+from ..i18n import tr
+from ..model import Decoder, masked_forward
+from .harness import N_STEPS, TOL, Outcome, run_check, show_diff
 
 
 # --- 1. position ids restart at 0 ------------------------------------------------------------
@@ -339,10 +338,3 @@ def show_fix(bug: Bug | str) -> str:
 def run_all(model, prompt: torch.Tensor) -> list[tuple[Bug, Outcome, Outcome]]:
     """Every bug of ``BUGS`` on ``model`` and ``prompt`` ``[1, T]``: ``(bug, broken, fixed)``."""
     return [(bug, bug.run(model, prompt, False), bug.run(model, prompt, True)) for bug in BUGS]
-
-
-def mystery(n: int):
-    """Mystery bug ``n`` (1 to 5): one of the broken engines above, with no name (``utils/mysteries.py``)."""
-    from .mysteries import mystery as _mystery  # mysteries imports this module
-
-    return _mystery(n)

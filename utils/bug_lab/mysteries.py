@@ -1,14 +1,14 @@
 """Mystery bugs: five broken engines with no name on them, for the learner to diagnose.
 
-    m = mysteries.mystery(1)
+    m = bug_lab.mystery(1)
     ids, mask = m.inputs(prompt)                 # the prompt (a padded batch for some mysteries)
     engine = m.engine()                           # {"prefill_fn": ..., "step_fn": ...}, fresh each call
     compare_with_recompute(model, ids, 6, attention_mask=mask, **engine)   # where does it diverge?
-    print(mysteries.probe(model, prompt, 1))      # probe: what goes in, what the cache holds, pass by pass
-    print(mysteries.probe(model, prompt, 1, correct=True))   # the same input through the correct engine
+    print(bug_lab.probe(model, prompt, 1))      # probe: what goes in, what the cache holds, pass by pass
+    print(bug_lab.probe(model, prompt, 1, correct=True))   # the same input through the correct engine
     exercises.diagnose(1, "mask")                 # name it, from VOCABULARY
 
-Each mystery is one of the bug lab's broken variants (``utils/bugs.py``); which one is only
+Each mystery is one of the bug lab's broken variants (``catalogue.py``); which one is only
 revealed by ``diagnose``. Nothing here prints the answer: ``repr`` of a mystery shows its number,
 and ``probe`` shows what an engine does, never what it is called.
 """
@@ -19,12 +19,12 @@ from typing import Callable
 
 import torch
 
-from . import bugs
-from .bug_lab import text_table
-from .cache import KVCache
-from .generate import decode_step, prefill
-from .i18n import tr
-from .validate import check_int
+from ..cache import KVCache
+from ..generate import decode_step, prefill
+from ..i18n import tr
+from ..validate import check_int
+from . import catalogue as bugs
+from .harness import N_STEPS, run_check, text_table
 
 # The words a diagnosis may use, and the catalogue bug each one names.
 VOCABULARY = {"position": "positions", "mask": "mask", "axis": "concat_axis", "padding": "padding",
@@ -54,10 +54,10 @@ class Mystery:
         first half and all of it), ids and attention mask ``[2, T]``."""
         return bugs.padded_batch(prompt)
 
-    def check(self, model, prompt: torch.Tensor, n_steps: int = bugs.N_STEPS):
+    def check(self, model, prompt: torch.Tensor, n_steps: int = N_STEPS):
         """The recompute check with this engine (errors become an ``Outcome``, as in the bug lab)."""
         ids, mask = self.inputs(prompt)
-        return bugs.run_check(model, ids, n_steps, attention_mask=mask, **self.engine())
+        return run_check(model, ids, n_steps, attention_mask=mask, **self.engine())
 
 
 def _anonymous(fn: Callable, name: str) -> Callable:

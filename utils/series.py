@@ -5,7 +5,7 @@ the setup cell and the README's links are generated from it (``python tools/nbsy
 """
 from __future__ import annotations
 
-from .i18n import LANGUAGES, language, set_language  # noqa: F401  (the setup cell calls set_language)
+from .i18n import LANGUAGES
 
 REPO = "kv-cache-course/prefill-decode-kv-cache"
 BRANCH = "main"
@@ -79,7 +79,7 @@ def setup_cell_source(lang: str = "en") -> str:
         f"    %pip {args}",
         "%matplotlib inline",
         lang_comment,
-        "from utils.course import set_language",
+        "from utils.i18n import set_language",
         "from utils.name_hints import explain_name_errors",
         "",
         f'set_language("{lang}")',
