@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from utils import bench, perf
+from utils import bench, perf, roofline
 from utils.flops import decode_step_cost
 from utils.perf import Stats
 
@@ -101,7 +101,7 @@ def test_metrics_follow_their_definitions():
 
 def test_decode_bound_shares_the_weights_across_the_batch():
     cfg = perf.BENCH_CONFIGS["100M"]
-    one, eight = perf.decode_bound(cfg, 1, 256, 10e9), perf.decode_bound(cfg, 8, 256, 10e9)
+    one, eight = roofline.decode_bound(cfg, 1, 256, 10e9), roofline.decode_bound(cfg, 8, 256, 10e9)
     assert eight["kv_read"] == 8 * one["kv_read"]
     assert eight["weights"] - one["weights"] == 7 * cfg.d_model * 4  # 7 more embedding rows
     assert eight["bytes_per_token"] < one["bytes_per_token"] / 6
@@ -112,17 +112,17 @@ def test_decode_bound_takes_the_larger_of_the_two_roofs():
     cfg = perf.BENCH_CONFIGS["50M"]
     peak = 100e9  # FLOP/s: a CPU core
     for B in (1, 4, 64):
-        d = perf.decode_bound(cfg, B, 256, 40e9, peak_flops=peak)
+        d = roofline.decode_bound(cfg, B, 256, 40e9, peak_flops=peak)
         cost = decode_step_cost(cfg, 256, batch_size=B)
         assert d["flops"] == cost.total_flops and d["compute_s"] == pytest.approx(cost.total_flops / peak)
         assert d["memory_s"] == pytest.approx(d["total"] / 40e9)
         assert d["tpot_min_s"] == max(d["memory_s"], d["compute_s"]) and d["max_tokens_per_s"] == B / d["tpot_min_s"]
         assert d["bound_by"] == ("memory" if d["memory_s"] >= d["compute_s"] else "compute")
-    assert perf.decode_bound(cfg, 1, 256, 40e9, peak_flops=peak)["bound_by"] == "memory"
-    assert perf.decode_bound(cfg, 64, 256, 40e9, peak_flops=peak)["bound_by"] == "compute"
-    assert perf.decode_bound(cfg, 64, 256, 40e9)["compute_s"] == 0  # no peak: the memory roof alone
+    assert roofline.decode_bound(cfg, 1, 256, 40e9, peak_flops=peak)["bound_by"] == "memory"
+    assert roofline.decode_bound(cfg, 64, 256, 40e9, peak_flops=peak)["bound_by"] == "compute"
+    assert roofline.decode_bound(cfg, 64, 256, 40e9)["compute_s"] == 0  # no peak: the memory roof alone
     with pytest.raises(ValueError, match="peak_flops"):
-        perf.decode_bound(cfg, 1, 256, 40e9, peak_flops=0.0)
+        roofline.decode_bound(cfg, 1, 256, 40e9, peak_flops=0.0)
 
 
 def test_batch_sweep_throughput_follows_its_definition():

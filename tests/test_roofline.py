@@ -1,12 +1,10 @@
-"""utils/roofline.py: arithmetic intensity of decode and prefill, and the ridge point."""
+"""utils/roofline.py: arithmetic intensity of decode and prefill, and the ridge point; and the timers that
+measure a machine's roofs and decode at long contexts (utils/perf/timers.py), held against that arithmetic."""
 import pytest
 
 from utils.config import ModelConfig
-from utils.perf import Stats
-from utils.roofline import (
-    GPU_ROOFS, Roofs, decode_point, decode_time_vs_context, fit_step_time, kv_weights_crossover, measure_machine,
-    prefill_point, ridge_batch, step_time,
-)
+from utils.perf import Stats, decode_time_vs_context, fit_step_time, measure_machine
+from utils.roofline import GPU_ROOFS, Roofs, decode_point, kv_weights_crossover, prefill_point, ridge_batch, step_time
 from utils.sizing import MODEL_PRESETS, kv_bytes_per_token
 
 LLAMA3 = MODEL_PRESETS["Llama-3-8B"]

@@ -8,7 +8,7 @@ import pytest
 matplotlib.use("Agg")
 
 from utils.flops import decode_step_cost  # noqa: E402
-from utils.perf import decode_bound  # noqa: E402
+from utils.roofline import decode_bound  # noqa: E402
 from utils.sizing import cache_bytes_for  # noqa: E402
 from utils.widgets import BATCH_CHOICES, CONTEXT_CHOICES, DecodeBoundPanel  # noqa: E402
 

@@ -10,25 +10,19 @@ units wait for memory), above it compute-bound. A decode step multiplies B vecto
 weight matrix, so each weight byte read serves about B multiply-adds: its intensity grows with
 the batch and is tiny at B = 1. Prefill multiplies T vectors at once, so its intensity is ~T.
 
-The counts come from ``utils.flops``; ``measure_machine`` measures this machine's two roofs.
-A step's bytes are the weights (the same at every context) plus the K/V cache (growing with T):
-``kv_weights_crossover`` is the context at which the second reaches the first, and
-``decode_time_vs_context`` times steps at long contexts to see the time follow the bytes.
+The counts come from ``utils.flops``. A step's bytes are the weights (the same at every context)
+plus the K/V cache (growing with T): ``kv_weights_crossover`` is the context at which the second
+reaches the first. This module is arithmetic only: ``utils.perf`` measures (``measure_machine``: this
+machine's two roofs; ``decode_time_vs_context``: steps at long contexts, to see the time follow the bytes).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
-from .cache import StaticKVCache
 from .config import ModelConfig
 from .flops import decode_step_cost, mlp_flops_per_token, projection_flops_per_token, weight_bytes
-from .generate import decode_stepper
-from .i18n import tr
-from .perf import Stats, check_lengths, random_ids
 from .sizing import bytes_per_element, kv_bytes_per_token
 from .validate import check_int
 
@@ -56,6 +50,7 @@ GPU_ROOFS = [
 
 
 def intensity(flops: float, nbytes: float) -> float:
+    """Arithmetic intensity: FLOPs done per byte moved (compare it with a machine's ``ridge``)."""
     return flops / nbytes
 
 
@@ -69,7 +64,7 @@ def decode_point(cfg: ModelConfig, batch_size: int, context_len: int, dtype="flo
     c = decode_step_cost(cfg, context_len, cached=True, batch_size=batch_size, dtype=dtype)
     nbytes = sum(c.bytes.values())
     return {"B": batch_size, "T": context_len, "flops": c.total_flops, "bytes": nbytes,
-            "intensity": c.total_flops / nbytes, "weight_bytes": c.bytes["weights"], "kv_bytes": c.bytes["kv_read"]}
+            "intensity": intensity(c.total_flops, nbytes), "weight_bytes": c.bytes["weights"], "kv_bytes": c.bytes["kv_read"]}
 
 
 def prefill_point(cfg: ModelConfig, prompt_len: int, dtype="float16") -> dict:
@@ -80,7 +75,7 @@ def prefill_point(cfg: ModelConfig, prompt_len: int, dtype="float16") -> dict:
         + L * 2 * 2 * cfg.n_heads * cfg.head_dim * T * (T + 1) // 2 + 2 * cfg.d_model * cfg.vocab_size
     kv_write = T * 2 * L * cfg.n_kv_heads * cfg.head_dim * bytes_per_element(dtype)
     nbytes = weight_bytes(cfg, dtype, n_tokens=T) + kv_write
-    return {"T": T, "flops": flops, "bytes": nbytes, "intensity": flops / nbytes}
+    return {"T": T, "flops": flops, "bytes": nbytes, "intensity": intensity(flops, nbytes)}
 
 
 def ridge_batch(cfg: ModelConfig, context_len: int, roofs: Roofs, dtype="float16", max_batch: int = 4096) -> int | None:
@@ -104,77 +99,33 @@ def kv_weights_crossover(cfg: ModelConfig, batch_size: int = 1, dtype="float16")
     return -(-weights // (batch_size * kv_bytes_per_token(cfg, dtype)))  # ceiling division
 
 
-def _median_time(fn, repeats: int) -> float:
-    fn()  # warm-up: first touch of the pages, kernel selection
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2]
+def decode_bytes_per_token(cfg: ModelConfig, context_len: int, dtype: torch.dtype | str = "float32") -> dict:
+    """Bytes one batch-1 decode step moves (``utils.flops``): ``weights``, ``kv_read``, ``kv_write``, ``total``."""
+    b = dict(decode_step_cost(cfg, context_len, dtype=dtype).bytes)
+    b["total"] = sum(b.values())
+    return b
 
 
-def measure_machine(matmul_n: int = 1024, n_bytes: int = 128 * 2**20, repeats: int = 5) -> Roofs:
-    """This machine's roofs with the current torch threads, float32: a square matmul's FLOP/s and
-    the read bandwidth of summing a buffer far larger than the CPU caches (``n_bytes``)."""
-    check_int("matmul_n", matmul_n, minimum=64)
-    check_int("n_bytes", n_bytes, minimum=2**20)
-    a = torch.randn(matmul_n, matmul_n, generator=torch.Generator().manual_seed(0))
-    b = torch.randn(matmul_n, matmul_n, generator=torch.Generator().manual_seed(1))
-    flops = 2 * matmul_n**3 / _median_time(lambda: a @ b, repeats)
-    buf = torch.ones(n_bytes // 4)
-    bandwidth = n_bytes / _median_time(buf.sum, repeats)
-    return Roofs(tr("this CPU ({n} thread(s), float32)", n=torch.get_num_threads()), flops, bandwidth,
-                 tr("measured: a square float32 matmul and a sum over a large buffer"))
+def decode_bound(cfg: ModelConfig, batch_size: int, context_len: int, bandwidth_Bps: float,
+                 dtype: torch.dtype | str = "float32", peak_flops: float | None = None) -> dict:
+    """The roofline limit of one decode step of B rows with T tokens of context each.
 
-
-@torch.inference_mode()
-def decode_time_vs_context(model, context_lens, repeats: int = 9, *, steps_per_sample: int = 3, warmup: int = 1,
-                           batch_size: int = 1, seed: int = 0, chunk: int = 1024) -> dict:
-    """Seconds of one decode step (``generate``'s flat step) after T cached tokens, for long contexts.
-
-    No prefill: one ``StaticKVCache`` of ``max(T) + 1`` positions is filled through ``cache.update``
-    with random K/V (one random block of ``chunk`` positions, repeated: a step's time does not depend
-    on the values). Each round visits every T from the longest down (``crop(T)``, then
-    ``steps_per_sample`` steps, each cropped back to T), then fills the cache again, so the lengths
-    are interleaved: a burst of load on a shared machine slows one sample of each T, not all of one.
-    Returns ``{"T": [...], "step": [Stats, ...]}``, seconds per step.
+    Every weight is read once per step whatever B is; the K/V cache is read once per row, so
+    ``memory_s`` = bytes per step / bandwidth. Every row does its own arithmetic, so ``compute_s`` =
+    FLOPs per step / ``peak_flops`` (0 without a peak: a memory-only bound). ``tpot_min_s`` is the
+    larger of the two (``bound_by`` says which), and at most ``B / tpot_min_s`` tokens come out per
+    second. Also returns the bytes per new token, which fall like 1 / B while the weights dominate.
     """
-    Ts = check_lengths(model, context_lens, extra=1)
-    for name, value in (("repeats", repeats), ("steps_per_sample", steps_per_sample), ("chunk", chunk)):
-        check_int(name, value)
-    check_int("warmup", warmup, minimum=0)
-    cfg, dtype = model.cfg, model.lm_head.weight.dtype
-    cache = StaticKVCache(cfg, batch_size, max(Ts) + 1, dtype=dtype)
-    g = torch.Generator().manual_seed(seed)
-    k, v = (torch.randn(batch_size, cfg.n_kv_heads, chunk, cfg.head_dim, generator=g, dtype=dtype)
-            for _ in range(2))  # (B, H_kv, chunk, d_h)
-
-    def fill(n: int) -> None:
-        while cache.seq_len < n:
-            m = min(chunk, n - cache.seq_len)
-            for layer in range(cfg.n_layers):
-                cache.update(layer, k[:, :, :m], v[:, :, :m])
-
-    step = decode_stepper(model, cache)
-    token = random_ids(cfg.vocab_size, 1, batch_size, seed)[:, 0]  # (B,)
-    samples: dict[int, list[float]] = {T: [] for T in Ts}
-    for r in range(warmup + repeats):
-        fill(max(Ts))
-        for T in sorted(Ts, reverse=True):
-            cache.crop(T)
-            t0 = time.perf_counter()
-            for _ in range(steps_per_sample):
-                step(token)  # reads T cached positions, writes one
-                cache.crop(T)
-            if r >= warmup:
-                samples[T].append((time.perf_counter() - t0) / steps_per_sample)
-    return {"T": Ts, "step": [Stats(samples[T]) for T in Ts]}
-
-
-def fit_step_time(measured: dict) -> tuple[float, float]:
-    """Least-squares line through ``decode_time_vs_context``'s medians: ``(fixed_s, per_token_s)``,
-    the seconds a step takes at T = 0 (the weights' part) and what each cached token adds."""
-    per_token, fixed = np.polyfit(np.asarray(measured["T"], dtype=float),
-                                  [s.median for s in measured["step"]], 1)
-    return float(fixed), float(per_token)
+    if not bandwidth_Bps > 0:
+        raise ValueError(f"bandwidth_Bps must be > 0, got {bandwidth_Bps!r}")
+    if peak_flops is not None and not peak_flops > 0:
+        raise ValueError(f"peak_flops must be > 0 (or None: memory only), got {peak_flops!r}")
+    cost = decode_step_cost(cfg, context_len, batch_size=batch_size, dtype=dtype)
+    b = dict(cost.bytes)
+    total = sum(b.values())
+    roofs = Roofs("", peak_flops or float("inf"), bandwidth_Bps)  # no peak: the memory roof alone
+    memory, compute = total / bandwidth_Bps, cost.total_flops / peak_flops if peak_flops else 0.0
+    tpot = step_time(cost.total_flops, total, roofs)  # the larger of the two
+    return {**b, "total": total, "bytes_per_token": total / batch_size, "flops": cost.total_flops,
+            "memory_s": memory, "compute_s": compute, "tpot_min_s": tpot, "max_tokens_per_s": batch_size / tpot,
+            "bound_by": "compute" if compute > memory else "memory"}

@@ -119,7 +119,7 @@ MESSAGES: dict[str, str] = {
     "this machine (measured, {bandwidth:.1f} GB/s)": "本机（实测 {bandwidth:.1f} GB/s）",
     "this machine (measured, {bandwidth:.1f} GB/s, {flops:.0f} GFLOP/s float32)":
         "本机（实测 {bandwidth:.1f} GB/s，{flops:.0f} GFLOP/s float32）",
-    # utils/roofline.py: measure_machine, the roofs of this machine
+    # utils/perf/timers.py: measure_machine, the roofs of this machine
     "this CPU ({n} thread(s), float32)": "本机 CPU（{n} 个线程，float32）",
     "measured: a square float32 matmul and a sum over a large buffer":
         "实测：一次 float32 方阵乘法，以及对一大块缓冲区求和",

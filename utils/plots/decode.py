@@ -11,7 +11,8 @@ from matplotlib.ticker import LogLocator, NullFormatter
 
 from ..flops import decode_step_cost
 from ..i18n import tr
-from ..roofline import fit_step_time, kv_weights_crossover
+from ..perf.timers import fit_step_time
+from ..roofline import kv_weights_crossover
 from .base import COLORS, subplots
 
 
@@ -212,7 +213,7 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
 def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None):
     """Bytes a cached step reads against T, beside the measured time of a step, on the same T axis.
 
-    ``measured``: ``utils.roofline.decode_time_vs_context``'s result. Left: the weights (the same
+    ``measured``: ``utils.perf.decode_time_vs_context``'s result. Left: the weights (the same
     at every T), the K/V cache (linear in T) and their sum. Right: the median time per step, with
     bars from the first to the third quartile of the samples, and the straight line fitted through
     the medians (``fit_step_time``) split the same way: a fixed part and a part growing with T.

@@ -9,7 +9,7 @@ import torch
 from ..cache import KVCache
 from ..generate import decode_step, prefill
 from ..i18n import tr
-from ..perf import torch_threads
+from ..perf.stats import torch_threads
 from ..plots.base import COLORS
 from .base import _STYLE, Panel, int_slider
 

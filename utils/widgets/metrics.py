@@ -6,11 +6,11 @@ import html
 
 from ..arrivals import POLICIES, poisson_arrivals, serve
 from ..batch_engine import ReplayEngine, StepCosts
-from ..perf import BENCH_CONFIGS, decode_bound
+from ..perf.timers import BENCH_CONFIGS
 from ..i18n import Names, tr
 from ..plots.base import format_bytes
 from ..plots.metrics import model_label, plot_decode_bound, plot_schedules
-from ..roofline import GPU_ROOFS, Roofs, ridge_batch
+from ..roofline import GPU_ROOFS, Roofs, decode_bound, ridge_batch
 from ..sizing import MODEL_PRESETS, cache_bytes_for
 from .base import Panel, dropdown, selection_slider
 
@@ -47,10 +47,10 @@ def _choices(labels: dict) -> list:
 class DecodeBoundPanel(Panel):
     """The roofline of decode: model, dtype, B, T and hardware -> bytes and FLOPs per step, the
     fastest possible TPOT = max(bytes / bandwidth, FLOPs / peak), the most tokens/s and the ridge
-    batch where the two roofs cross (``utils.perf.decode_bound``, ``utils.roofline.ridge_batch``).
+    batch where the two roofs cross (``utils.roofline.decode_bound``, ``utils.roofline.ridge_batch``).
 
     ``measured_GBps`` (and ``measured_GFLOPS``, float32): this machine's roofs, e.g. from
-    ``utils.roofline.measure_machine``, offered as the first hardware choice.
+    ``utils.perf.measure_machine``, offered as the first hardware choice.
     """
 
     title = "The roofline of decode: fastest TPOT = max(bytes / bandwidth, FLOPs / peak)"

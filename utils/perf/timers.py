@@ -1,4 +1,4 @@
-"""Performance of the engine, measured: every timing helper the notebooks and ``python -m utils.bench`` use.
+"""The engine measured: every timer the notebooks and ``python -m utils.bench`` run.
 
 The metrics, for a request of B rows that each produce n new tokens:
 
@@ -10,28 +10,28 @@ The metrics, for a request of B rows that each produce n new tokens:
 
 Requests that arrive over time and are served one at a time or in batches: ``utils.arrivals``.
 
-Timing on a shared CPU is noisy, so every comparison is measured **interleaved** (``time_interleaved``):
-each round runs every variant once (A B C, A B C, ...) after a warm-up, so a burst of load from another
-process slows one sample of each variant instead of every sample of one. Results are ``Stats``: the raw
-samples with median and quartiles. Ratios are taken within one run, where both sides saw the same machine.
+Every timer here measures interleaved (``stats.time_interleaved``) and returns ``Stats``. What the
+measurements are compared with, the roofline's arithmetic (bytes, FLOPs, the bound on a step), is
+``utils.roofline``; nothing there runs a clock.
 """
 from __future__ import annotations
 
-import contextlib
-import math
 import statistics
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
+import numpy as np
 import torch
 
-from .cache import StaticKVCache
-from .config import ModelConfig
-from .flops import decode_step_cost
-from .generate import decode_stepper, generate, make_cache, prefill
-from .model import Decoder
-from .validate import CACHE_KINDS, check_choice, check_int
+from ..cache import StaticKVCache
+from ..config import ModelConfig
+from ..generate import decode_stepper, generate, make_cache, prefill
+from ..i18n import tr
+from ..model import Decoder
+from ..roofline import Roofs, decode_bytes_per_token
+from ..validate import CACHE_KINDS, check_choice, check_int
+from .stats import Stats, time_interleaved
+
 
 # Model shapes the benchmark and the notebooks measure. d_ff follows Llama's ~8/3 x C rule.
 BENCH_CONFIGS: dict[str, ModelConfig] = {
@@ -46,113 +46,6 @@ BENCH_CONFIGS: dict[str, ModelConfig] = {
     # the quick mode of the benchmark and its test: seconds, not minutes
     "tiny": ModelConfig(vocab_size=128, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=172, max_seq_len=160),
 }
-
-
-def metrics(ttft_s: float, tpot_s: float, n_tokens: int, batch_size: int = 1) -> dict:
-    """The request-level numbers that follow from TTFT and TPOT (seconds) for n new tokens per row.
-
-    ``latency_s`` = TTFT + (n - 1) x TPOT (end to end, what one request waits in total);
-    ``throughput`` = B x n / latency (new tokens per second, all rows);
-    ``decode_throughput`` = B / TPOT (the rate while decoding, once the prefill is done).
-    """
-    check_int("n_tokens", n_tokens)
-    check_int("batch_size", batch_size)
-    if not ttft_s > 0 or not tpot_s > 0:
-        raise ValueError(f"ttft_s and tpot_s must be > 0, got {ttft_s!r} and {tpot_s!r}")
-    latency = ttft_s + (n_tokens - 1) * tpot_s
-    return {"ttft_s": ttft_s, "tpot_s": tpot_s, "latency_s": latency,
-            "throughput": batch_size * n_tokens / latency, "decode_throughput": batch_size / tpot_s}
-
-
-# --- the timing loop and its samples -------------------------------------------------------------
-
-@dataclass
-class Stats:
-    """Samples of one measured quantity (seconds, or a ratio) with median and spread."""
-
-    samples: list[float] = field(default_factory=list)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    def quantile(self, q: float) -> float:
-        """Linear-interpolated quantile ``q`` in [0, 1] of the samples."""
-        xs = sorted(self.samples)
-        pos = q * (len(xs) - 1)
-        lo, hi = math.floor(pos), math.ceil(pos)
-        return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-    @property
-    def q1(self) -> float:
-        return self.quantile(0.25)
-
-    @property
-    def q3(self) -> float:
-        return self.quantile(0.75)
-
-    @property
-    def spread(self) -> float:
-        """Interquartile range relative to the median (0.1 = the middle half lies within 10 %)."""
-        return (self.q3 - self.q1) / self.median if self.median else 0.0
-
-    def map(self, f: Callable[[float], float]) -> "Stats":
-        """The same samples through ``f`` (e.g. seconds -> tokens per second)."""
-        return Stats([f(x) for x in self.samples])
-
-    def as_dict(self) -> dict:
-        return {"median": self.median, "q1": self.q1, "q3": self.q3, "min": min(self.samples),
-                "max": max(self.samples), "n": len(self.samples)}
-
-
-def paired_ratio(a: Stats, b: Stats) -> Stats:
-    """Round-by-round ``a / b`` of two interleaved measurements (sample i of each ran back to back)."""
-    if len(a.samples) != len(b.samples):
-        raise ValueError(f"paired samples need equal counts, got {len(a.samples)} and {len(b.samples)}")
-    return Stats([x / y for x, y in zip(a.samples, b.samples)])
-
-
-def time_interleaved(
-    fns: Mapping[object, Callable[[], object]], repeats: int = 5, warmup: int = 1, progress=None
-) -> dict[object, Stats]:
-    """Wall-clock seconds of each function, ``repeats`` rounds of A B C ... after ``warmup`` rounds.
-
-    The first calls pay for memory allocation and kernel selection, hence the warm-up.
-    ``progress``: an optional tqdm-like bar, advanced by one per round.
-    """
-    check_int("repeats", repeats)
-    check_int("warmup", warmup, minimum=0)
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    out = {name: Stats() for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            out[name].samples.append(time.perf_counter() - t0)
-        if progress is not None:
-            progress.update(1)
-    return out
-
-
-@contextlib.contextmanager
-def torch_threads(n: int | None):
-    """Run the block with ``n`` CPU threads for torch (None: leave the setting alone), then restore it.
-
-    On a machine shared with other busy processes, one thread gives much steadier timings than
-    several threads fighting for the same cores; on an idle laptop, more threads are faster.
-    """
-    if n is None:
-        yield
-        return
-    check_int("threads", n)
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
 
 
 # --- models and prompts ----------------------------------------------------------------------
@@ -255,37 +148,6 @@ def tpot_vs_context(
 
 # --- batch-1 decode against the memory bandwidth --------------------------------------------------
 
-def decode_bytes_per_token(cfg: ModelConfig, context_len: int, dtype: torch.dtype | str = "float32") -> dict:
-    """Bytes one batch-1 decode step moves (``utils.flops``): ``weights``, ``kv_read``, ``kv_write``, ``total``."""
-    b = dict(decode_step_cost(cfg, context_len, dtype=dtype).bytes)
-    b["total"] = sum(b.values())
-    return b
-
-
-def decode_bound(cfg: ModelConfig, batch_size: int, context_len: int, bandwidth_Bps: float,
-                 dtype: torch.dtype | str = "float32", peak_flops: float | None = None) -> dict:
-    """The roofline limit of one decode step of B rows with T tokens of context each.
-
-    Every weight is read once per step whatever B is; the K/V cache is read once per row, so
-    ``memory_s`` = bytes per step / bandwidth. Every row does its own arithmetic, so ``compute_s`` =
-    FLOPs per step / ``peak_flops`` (0 without a peak: a memory-only bound). ``tpot_min_s`` is the
-    larger of the two (``bound_by`` says which), and at most ``B / tpot_min_s`` tokens come out per
-    second. Also returns the bytes per new token, which fall like 1 / B while the weights dominate.
-    """
-    if not bandwidth_Bps > 0:
-        raise ValueError(f"bandwidth_Bps must be > 0, got {bandwidth_Bps!r}")
-    if peak_flops is not None and not peak_flops > 0:
-        raise ValueError(f"peak_flops must be > 0 (or None: memory only), got {peak_flops!r}")
-    cost = decode_step_cost(cfg, context_len, batch_size=batch_size, dtype=dtype)
-    b = dict(cost.bytes)
-    total = sum(b.values())
-    memory, compute = total / bandwidth_Bps, cost.total_flops / peak_flops if peak_flops else 0.0
-    tpot = max(memory, compute)
-    return {**b, "total": total, "bytes_per_token": total / batch_size, "flops": cost.total_flops,
-            "memory_s": memory, "compute_s": compute, "tpot_min_s": tpot, "max_tokens_per_s": batch_size / tpot,
-            "bound_by": "compute" if compute > memory else "memory"}
-
-
 def decode_vs_bandwidth(
     model, context_len: int = 256, repeats: int = 10, *, n_bytes: int = 512 * 2**20, step: str = "flat",
     warmup: int = 1, seed: int = 0, progress=None,
@@ -338,3 +200,81 @@ def batch_sweep(
     return {"B": Bs, "ttft_s": med["ttft_s"], "tpot_s": med["tpot_s"], "latency_s": med["total_s"],
             "throughput": [B * new_tokens / t for B, t in zip(Bs, med["total_s"])],
             "decode_throughput": [B / t for B, t in zip(Bs, med["tpot_s"])]}
+
+
+# --- this machine's roofs, and decode against long contexts ---------------------------------------
+
+def _median_time(fn, repeats: int) -> float:
+    fn()  # warm-up: first touch of the pages, kernel selection
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
+
+
+def measure_machine(matmul_n: int = 1024, n_bytes: int = 128 * 2**20, repeats: int = 5) -> Roofs:
+    """This machine's roofs with the current torch threads, float32: a square matmul's FLOP/s and
+    the read bandwidth of summing a buffer far larger than the CPU caches (``n_bytes``)."""
+    check_int("matmul_n", matmul_n, minimum=64)
+    check_int("n_bytes", n_bytes, minimum=2**20)
+    a = torch.randn(matmul_n, matmul_n, generator=torch.Generator().manual_seed(0))
+    b = torch.randn(matmul_n, matmul_n, generator=torch.Generator().manual_seed(1))
+    flops = 2 * matmul_n**3 / _median_time(lambda: a @ b, repeats)
+    buf = torch.ones(n_bytes // 4)
+    bandwidth = n_bytes / _median_time(buf.sum, repeats)
+    return Roofs(tr("this CPU ({n} thread(s), float32)", n=torch.get_num_threads()), flops, bandwidth,
+                 tr("measured: a square float32 matmul and a sum over a large buffer"))
+
+
+@torch.inference_mode()
+def decode_time_vs_context(model, context_lens, repeats: int = 9, *, steps_per_sample: int = 3, warmup: int = 1,
+                           batch_size: int = 1, seed: int = 0, chunk: int = 1024) -> dict:
+    """Seconds of one decode step (``generate``'s flat step) after T cached tokens, for long contexts.
+
+    No prefill: one ``StaticKVCache`` of ``max(T) + 1`` positions is filled through ``cache.update``
+    with random K/V (one random block of ``chunk`` positions, repeated: a step's time does not depend
+    on the values). Each round visits every T from the longest down (``crop(T)``, then
+    ``steps_per_sample`` steps, each cropped back to T), then fills the cache again, so the lengths
+    are interleaved: a burst of load on a shared machine slows one sample of each T, not all of one.
+    Returns ``{"T": [...], "step": [Stats, ...]}``, seconds per step.
+    """
+    Ts = check_lengths(model, context_lens, extra=1)
+    for name, value in (("repeats", repeats), ("steps_per_sample", steps_per_sample), ("chunk", chunk)):
+        check_int(name, value)
+    check_int("warmup", warmup, minimum=0)
+    cfg, dtype = model.cfg, model.lm_head.weight.dtype
+    cache = StaticKVCache(cfg, batch_size, max(Ts) + 1, dtype=dtype)
+    g = torch.Generator().manual_seed(seed)
+    k, v = (torch.randn(batch_size, cfg.n_kv_heads, chunk, cfg.head_dim, generator=g, dtype=dtype)
+            for _ in range(2))  # (B, H_kv, chunk, d_h)
+
+    def fill(n: int) -> None:
+        while cache.seq_len < n:
+            m = min(chunk, n - cache.seq_len)
+            for layer in range(cfg.n_layers):
+                cache.update(layer, k[:, :, :m], v[:, :, :m])
+
+    step = decode_stepper(model, cache)
+    token = random_ids(cfg.vocab_size, 1, batch_size, seed)[:, 0]  # (B,)
+    samples: dict[int, list[float]] = {T: [] for T in Ts}
+    for r in range(warmup + repeats):
+        fill(max(Ts))
+        for T in sorted(Ts, reverse=True):
+            cache.crop(T)
+            t0 = time.perf_counter()
+            for _ in range(steps_per_sample):
+                step(token)  # reads T cached positions, writes one
+                cache.crop(T)
+            if r >= warmup:
+                samples[T].append((time.perf_counter() - t0) / steps_per_sample)
+    return {"T": Ts, "step": [Stats(samples[T]) for T in Ts]}
+
+
+def fit_step_time(measured: dict) -> tuple[float, float]:
+    """Least-squares line through ``decode_time_vs_context``'s medians: ``(fixed_s, per_token_s)``,
+    the seconds a step takes at T = 0 (the weights' part) and what each cached token adds."""
+    per_token, fixed = np.polyfit(np.asarray(measured["T"], dtype=float),
+                                  [s.median for s in measured["step"]], 1)
+    return float(fixed), float(per_token)
