@@ -1,4 +1,4 @@
-"""Chinese catalogue part: screen_a, the figures and panels of notebooks 00 to 04.
+"""Chinese catalogue part: the inference screens, the figures and panels of notebooks 00 to 04.
 
 utils/plots/{prefill,attention,decode,sizing}.py and utils/widgets/{prefill,attention,decode,sizing}.py.
 """

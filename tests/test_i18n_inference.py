@@ -2,7 +2,7 @@
 ``set_language("zh")``: no English word left, no missing catalogue entry, no missing glyph.
 
 Covers utils/plots/{prefill,attention,decode,sizing}.py and utils/widgets/{prefill,attention,decode,sizing}.py
-(the catalogue part is utils/i18n/zh_screen_a.py). Titles and tokens a caller passes are the caller's
+(the catalogue part is utils/i18n/zh_inference.py). Titles and tokens a caller passes are the caller's
 business: they are Chinese here, as in the Chinese notebooks. Words the model writes (the panels run a
 random model of the course shape) are data too, and are taken out before the check.
 """
@@ -27,7 +27,7 @@ from i18n_support import english_left  # noqa: E402
 from i18n_support import chinese_screen  # noqa: E402
 from test_fonts import TITLE, _SEGMENTS, _T, _course_config, _stats  # noqa: E402
 from utils.i18n import set_language  # noqa: E402
-from utils.i18n import zh_screen_a  # noqa: E402
+from utils.i18n import zh_inference  # noqa: E402
 from utils.perf import torch_threads  # noqa: E402
 from utils.widgets import (  # noqa: E402
     CUSTOM, T_CHOICES, AttentionShapesPanel, BudgetPlanner, DecodePanel, KVCacheExplorer, PrefillKVPanel,
@@ -214,7 +214,7 @@ def _fields(text: str) -> list:
 
 
 def test_each_translation_keeps_the_english_fields():
-    for english, chinese in zh_screen_a.MESSAGES.items():
+    for english, chinese in zh_inference.MESSAGES.items():
         assert _fields(chinese) == _fields(english), english
 
 
