@@ -1,5 +1,6 @@
 """The self-test in Chinese (notebook 09's Chinese twin): after set_language("zh") the same bank, graded the
-same way, speaks Chinese: the questions (utils/quiz_zh.py), the text helpers and the Quiz widget."""
+same way, speaks Chinese: the questions (each holds both languages, utils/quiz/), the text helpers and the
+Quiz widget."""
 import json
 import re
 from collections import Counter
@@ -10,12 +11,11 @@ import pytest
 
 from i18n_support import english_left
 from test_quiz import _right, _wrong, run_counting_models
-from utils import quiz_numbers
 from utils.i18n import set_language
 from utils.bug_lab.mysteries import VOCABULARY
-from utils.question import Question, localized, parse_true_false
-from utils.quiz import QUESTIONS, answer_key, check_answer, question_sheet, questions_for
-from utils.quiz_zh import ZH, bank, questions, translate
+from utils.quiz import (QUESTIONS, Question, answer_key, ask, check_answer, localized, parse_true_false,
+                        question_sheet, questions_for)
+from utils.quiz import numbers as quiz_numbers
 from utils.recompute import TOL
 from utils.widgets import Quiz
 from utils.widgets.quiz import _rich
@@ -43,19 +43,25 @@ def _no_english(texts) -> list[str]:
     return english_left(cleaned)
 
 
+def bank() -> list[Question]:
+    """The bank in Chinese: each question of ``QUESTIONS`` as it is written in Chinese, in the same order."""
+    return [q.languages["zh"] for q in QUESTIONS]
+
+
 # --- one bank, two languages -----------------------------------------------------------------------
 
-def test_the_chinese_bank_is_the_english_bank_question_by_question():
+def test_every_question_holds_both_languages_and_they_are_the_same_question():
     zh = bank()
-    assert len(ZH) == len(zh) == len(QUESTIONS)
+    assert len(zh) == len(QUESTIONS)
     for en, q in zip(QUESTIONS, zh):
+        assert set(en.languages) == {"en", "zh"} and en.languages is q.languages and en.languages["en"] is en
         assert (q.notebook, q.kind, q.seed, len(q.options)) == (en.notebook, en.kind, en.seed, len(en.options))
         if en.kind == "choice":  # the right option is the one at the same index
             assert q.options.index(q.answer) == en.options.index(en.answer), en.prompt
         elif en.kind in ("truefalse", "fill"):
             assert q.is_correct(_right(en)) and not q.is_correct(_wrong(en)), en.prompt
             assert q.answer == en.answer or q.answer[0] == en.answer[0], en.prompt
-    assert [q for q in bank() if q.seed] and bank() is bank()  # built once
+    assert [q for q in bank() if q.seed] and all(a is b for a, b in zip(bank(), bank()))  # built once
 
 
 def test_every_chinese_text_is_chinese_and_no_english_is_left():
@@ -114,10 +120,68 @@ def test_the_tolerance_and_the_diagnoses_read_the_same_in_chinese():
 
 def test_a_question_from_outside_the_bank_stays_as_it_is(zh):
     own = Question(0, "fill", "?", 3, "")
-    assert translate(own) is own and localized([own, QUESTIONS[0]]) == [own, bank()[0]]
-    assert questions() == bank()
+    assert own.in_language("zh") is own and localized([own, QUESTIONS[0]]) == [own, bank()[0]]
+    assert localized(QUESTIONS) == bank()
     set_language("en")
-    assert questions() == QUESTIONS and localized(QUESTIONS[:2]) == QUESTIONS[:2]
+    assert localized(QUESTIONS) == QUESTIONS and localized(QUESTIONS[:2]) == QUESTIONS[:2]
+
+
+# --- writing a question in both languages ----------------------------------------------------------
+
+_GOOD = dict(prompt={"en": "Which tensor?", "zh": "哪个张量？"}, options={"en": ("K", "hidden"), "zh": ("K", "隐藏状态")},
+             answer=1, why={"en": "Because.", "zh": "因为。"})
+
+
+def test_a_choice_answer_given_once_is_the_option_at_its_index_in_both_languages():
+    q = ask(2, "choice", **_GOOD)
+    assert (q.answer, q.in_language("zh").answer, q.in_language("zh").prompt) == ("hidden", "隐藏状态", "哪个张量？")
+    assert q.in_language("zh").in_language("en") is q
+
+
+@pytest.mark.parametrize("change", [
+    {"prompt": {"en": "Which tensor?"}},  # no Chinese
+    {"prompt": {"en": "Which tensor?", "zh": ""}},
+    {"options": {"en": ("K", "hidden"), "zh": ("K",)}},  # not as many options in Chinese
+    {"options": {"en": ("K", "hidden", "Q")}},
+    {"options": {"en": ("K", "K"), "zh": ("K", "隐藏状态")}},  # not distinct
+    {"answer": 2},  # no such option
+    {"answer": "hidden"},  # the option's text: a choice's answer is its index, given once for both
+    {"answer": True},
+    {"why": {"en": "Because."}},
+    {"why": "Because."},
+])
+def test_the_pairing_check_names_the_question_it_refuses(change):
+    with pytest.raises(ValueError, match="Which tensor"):
+        ask(2, "choice", **{**_GOOD, **change})
+
+
+def test_the_pairing_check_knows_each_kind():
+    texts = dict(prompt={"en": "How many?", "zh": "几个？"}, why={"en": "Because.", "zh": "因为。"})
+    for kind, answer in [("truefalse", "yes"), ("fill", ""), ("fill", {"en": ("3 to 4",)}), ("open", "memory"),
+                         ("open", {"en": "memory", "zh": ""}), ("essay", 1)]:
+        with pytest.raises(ValueError, match="How many"):
+            ask(0, kind, answer=answer, **texts)
+    with pytest.raises(ValueError, match="How many"):
+        ask(0, "fill", answer=3, options={"en": ("3",), "zh": ("3",)}, **texts)  # only a choice has options
+    fill = ask(0, "fill", answer={"en": ("3 to 4",), "zh": ("3 到 4",)}, **texts)
+    assert fill.is_correct("3 to 4") and fill.in_language("zh").is_correct("3 到 4")
+
+
+def test_a_computed_answer_and_explanation_run_once_for_both_languages():
+    calls = []
+    q = ask(0, "fill", prompt={"en": "How many?", "zh": "几个？"}, answer=lambda: calls.append("answer") or 12,
+            why=lambda: calls.append("why") or {"en": f"{len(calls)} calls", "zh": f"{len(calls)} 次"})
+    zh = q.in_language("zh")
+    assert not calls  # nothing runs when the question is written
+    assert (q.answer, zh.answer, q.explanation, zh.explanation) == (12, 12, "2 calls", "2 次")
+    assert calls == ["answer", "why"]
+    half = ask(0, "fill", prompt={"en": "How many?", "zh": "几个？"}, answer=3, why=lambda: {"en": "Because."})
+    assert half.explanation == "Because."
+    with pytest.raises(ValueError, match="How many"):  # a computed explanation that forgot a language
+        half.in_language("zh").explanation
+    chosen = ask(2, "choice", **{**_GOOD, "answer": lambda: 5})
+    with pytest.raises(ValueError, match="index"):
+        chosen.answer
 
 
 # --- true / false in both languages ------------------------------------------------------------------

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from utils import quiz_numbers
-from utils.question import PLACEHOLDER, Question
-from utils.quiz import QUESTIONS, answer_key, check_answer, question_sheet, questions_for
+from utils.quiz import PLACEHOLDER, QUESTIONS, Question, answer_key, check_answer, question_sheet, questions_for
+from utils.quiz import numbers as quiz_numbers
 from utils.recompute import TOL
 from utils.sizing import MODEL_PRESETS, kv_cache_bytes
 from utils.widgets import Quiz

@@ -1,11 +1,11 @@
-"""Chinese catalogue part: the self-test's frame (utils/question.py, utils/widgets/quiz.py).
+"""Chinese catalogue part: the self-test's frame (utils/quiz/question.py, utils/widgets/quiz.py).
 
-The questions themselves (prompts, options, answers, explanations) are written whole in
-``utils/quiz_zh.py``; here are the labels around them.
+The questions themselves (prompts, options, answers, explanations) are written whole, each beside its
+English, in the bank (``utils/quiz/``); here are the labels around them.
 """
 
 MESSAGES: dict[str, str] = {
-    # utils/question.py: the kinds of question, the sheet, the key and check_answer
+    # utils/quiz/question.py: the kinds of question, the sheet, the key and check_answer
     "single choice": "单选题",
     "true / false": "判断题",
     "fill in": "填空题",

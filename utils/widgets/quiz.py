@@ -1,7 +1,7 @@
 """The self-test of notebook 09 as widgets: one card per question, a check button, feedback.
 
-A question and how it is graded are ``utils/question.py``, the question bank is ``utils/quiz.py``;
-this module only draws them. The quiz works without a browser or a kernel, which is how the tests drive it::
+A question and how it is graded are ``utils/quiz/question.py``, the question bank is ``utils.quiz``
+(``QUESTIONS``); this module only draws them. The quiz works without a browser or a kernel, which is how the tests drive it::
 
     quiz = Quiz(QUESTIONS)
     quiz.answer(0, "K and V")     # sets the input widget and clicks "check"
@@ -12,8 +12,9 @@ A card shows nothing of its answer until the student has answered it and pressed
 full answer key is ``utils.quiz.answer_key``, printed only when asked for. The score lives in the
 Python objects only: it is kept for the current session, never saved.
 
-After ``set_language("zh")`` a quiz made from the (English) bank shows each question's Chinese twin
-(``utils.question.localized``) and every label in Chinese; ``answer`` also takes the English option.
+After ``set_language("zh")`` a quiz made from the bank shows each question in Chinese (every bank
+question holds both languages: ``utils.quiz.localized``) and every label in Chinese; ``answer`` also
+takes the English option.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from IPython.display import display
 
 from ..series import SERIES
 from ..i18n import tr
-from ..question import KIND_NAMES, PLACEHOLDER, Question, as_option, localized, parse_true_false, true_false_label
+from ..quiz.question import KIND_NAMES, PLACEHOLDER, Question, as_option, localized, parse_true_false, true_false_label
 
 
 def _rich(text: str) -> str:

@@ -7,13 +7,11 @@ Four kinds of question:
     fill        type a short answer; case and whitespace do not matter, numbers compare as numbers
     open        free text; "check" reveals a model answer and the student marks themselves
 
+A ``Question`` speaks one language. The bank writes each of its questions once, in English and
+Chinese side by side (``ask`` in ``bilingual.py``), and every language's ``Question`` holds the
+others in ``languages``: ``localized`` picks the one of the current language (``set_language``).
 An answer or explanation that needs the course package may be given as a function of no
-argument: it runs the first time it is read. The questions themselves are ``utils/quiz.py``;
-the widget that asks them is ``utils.widgets.Quiz``.
-
-In Chinese (``set_language("zh")``) the same functions take the same English bank and show each
-question's Chinese twin (``localized``; the Chinese text is ``utils/quiz_zh.py``): the same kinds
-and answers, choices graded by the option at the same index, every label through ``tr``.
+argument: it runs the first time it is read.
 
 As text, nothing prints an answer before the learner has given one: ``question_sheet`` prints the
 questions only, ``check_answer`` grades one answer and only then shows that question's answer and
@@ -23,11 +21,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Sequence
 
-from .i18n import Names, in_language, language, tr
+from ..i18n import Names, in_language, language, tr
 
 KINDS = ("choice", "truefalse", "fill", "open")
 
@@ -47,8 +45,10 @@ class Question:
     The answer: the right option (choice), a bool (truefalse), a number or string, or a tuple of
     accepted strings (fill), or a model answer (open). The answer and the explanation may also be
     given as functions of no argument that compute them: they run on first read of ``answer`` or
-    ``explanation``, and the result is kept. ``notebook``: the notebook (0-8, or an appendix 10-11) that teaches it.
-    ``seed``: one of the four questions every version of the self-test keeps.
+    ``explanation``, and the result is kept. ``notebook``: the notebook (0-8, or an appendix 10-13) that teaches it.
+    ``seed``: one of the four questions every version of the self-test keeps. ``languages``: the same
+    question in each language it is written in ({"en": ..., "zh": ...} for the bank's, this one among
+    them); empty for a question written in one language only, which every language shows as it is.
     """
 
     notebook: int
@@ -58,6 +58,7 @@ class Question:
     given_explanation: object  # the explanation, or a function that computes it: read ``explanation``
     options: tuple[str, ...] = ()
     seed: bool = False
+    languages: dict[str, Question] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -86,6 +87,10 @@ class Question:
             raise ValueError(f"a true/false answer must be a bool, got {answer!r}")
         return answer
 
+    def in_language(self, lang: str) -> Question:
+        """This question as it is asked in ``lang``: its twin there, or itself if it has none."""
+        return self.languages.get(lang, self)
+
     def is_correct(self, value) -> bool | None:
         """Whether ``value`` answers the question (None for open questions: the student decides)."""
         if self.kind == "open":
@@ -113,10 +118,13 @@ def format_answer(x) -> str:
     return str(x)
 
 
-def range_answers(span: str) -> tuple[str, ...]:
-    """The accepted ways to write a range of positions "a..b": a..b, a-b, a to b, or every position listed."""
+def range_answers(span: str) -> dict[str, tuple[str, ...]]:
+    """The accepted ways to write a range of positions "a..b", by language: a..b, a-b, a to b (a 到 b),
+    or every position listed."""
     first, last = map(int, span.split(".."))
-    return span, f"{first}-{last}", f"{first} to {last}", ", ".join(map(str, range(first, last + 1)))
+    listed = ", ".join(map(str, range(first, last + 1)))
+    return {"en": (span, f"{first}-{last}", f"{first} to {last}", listed),
+            "zh": (span, f"{first}-{last}", f"{first} 到 {last}", listed)}
 
 
 def parse_true_false(value) -> bool | None:
@@ -133,12 +141,10 @@ def true_false_label(value: bool) -> str:
 
 
 def localized(questions: Sequence[Question]) -> list[Question]:
-    """``questions`` in the current language. In Chinese each question of the bank (``utils.quiz``) is
-    replaced by its Chinese twin; a question from elsewhere is kept as it is."""
-    if language() == "en":
-        return list(questions)
-    from .quiz_zh import translate  # imported here: it reads the bank, which imports this module
-    return [translate(q) for q in questions]
+    """``questions`` in the current language: each one's twin in that language (a question written in
+    one language only is kept as it is)."""
+    lang = language()
+    return [q.in_language(lang) for q in questions]
 
 
 def as_option(original: Question, q: Question, value):

@@ -1,9 +1,10 @@
 """What the self-test's answers are computed from: small runs of the course package, on first read.
 
-``utils/quiz.py`` states the questions; the numbers and observations behind their answers come
-from here, computed with the functions the notebooks use (a real prefill, ``StaticKVCache``,
-``filtered_probs``, a sliding-window cache, ``utils.roofline``, the bug lab's broken engines).
-Nothing runs at import: each function builds what it needs when first called and keeps the result.
+The bank (``bank_00_04.py``, ``bank_05_08.py``, ``appendix.py``) states the questions; the numbers and
+observations behind their answers come from here, computed with the functions the notebooks use (a
+real prefill, ``StaticKVCache``, ``filtered_probs``, a sliding-window cache, ``utils.roofline``, the bug
+lab's broken engines). Nothing runs at import: each function builds what it needs when first called
+and keeps the result.
 """
 from __future__ import annotations
 
@@ -13,19 +14,23 @@ from functools import cache
 
 import torch
 
-from .bug_lab import catalogue as bugs
-from .attention import causal_mask
-from .bug_lab.harness import run_check
-from .cache import KVCache, StaticKVCache
-from .config import ModelConfig
-from .generate import GenerationResult, decode_step, prefill
-from .model import Decoder
-from .recompute import TOL
-from .roofline import GPU_ROOFS, decode_point, prefill_point, ridge_batch
-from .sampling import filtered_probs
-from .sizing import MODEL_PRESETS
-from .sliding import SlidingWindowKVCache, band_mask, feed
+from ..attention import causal_mask
+from ..bug_lab import catalogue as bugs
+from ..bug_lab.harness import run_check
+from ..cache import KVCache, StaticKVCache
+from ..config import ModelConfig
+from ..generate import GenerationResult, decode_step, prefill
+from ..model import Decoder
+from ..recompute import TOL
+from ..roofline import GPU_ROOFS, decode_point, prefill_point, ridge_batch
+from ..sampling import filtered_probs
+from ..sizing import MODEL_PRESETS
+from ..sliding import SlidingWindowKVCache, band_mask, feed
 
+# The models the questions ask about, shared by the bank's modules.
+LLAMA2 = MODEL_PRESETS["Llama-2-7B"]  # MHA
+LLAMA3 = MODEL_PRESETS["Llama-3-8B"]  # GQA
+ROOF_MODEL = "Llama-2-7B"  # the roofline questions' model, in float16
 TINY = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
 
 
@@ -155,7 +160,15 @@ class Evidence:
     first_layer: int | None
     n_cached: int  # cache.seq_len itself, for T = PROMPT_LEN
 
-    def words(self) -> str:
+    def words(self, lang: str = "en") -> str:
+        """The evidence as one clause, in ``lang`` ("en" or "zh")."""
+        if lang == "zh":
+            said = f"第 {self.step.rsplit(' ', 1)[1]} 步" + ("抛出异常" if self.step.startswith("raises") else "起偏离")
+            parts = [said, f"cache.seq_len 为 {self.n_cached}（{self.seq_len}）"]
+            if self.new_key is not None:
+                parts += [f"第 0 层新写入的键与完整预填充的{'一致' if self.new_key == 'matches' else '不同'}",
+                          f"第一个出错的输出在第 {self.first_layer} 层"]
+            return "，".join(parts)
         length = f"cache.seq_len {self.n_cached} ({self.seq_len})"
         if self.new_key is None:
             return f"{self.step}, {length}"
@@ -222,7 +235,10 @@ def suspect(**observed) -> str:
     return fits[0]
 
 
-def evidence_lines(words=None) -> str:
-    """The measured evidence of ``words`` (default: every step-1 bug), one "word: ..." clause each."""
+def evidence_lines(words=None) -> dict[str, str]:
+    """The measured evidence of ``words`` (default: every step-1 bug), one "word: ..." clause each, in
+    each language: {"en": ..., "zh": ...}."""
     evidence = bug_evidence()
-    return "; ".join(f"{w}: {evidence[w].words()}" for w in (words or evidence))
+    words = words or list(evidence)
+    return {"en": "; ".join(f"{w}: {evidence[w].words()}" for w in words),
+            "zh": "；".join(f"{w}：{evidence[w].words('zh')}" for w in words)}
