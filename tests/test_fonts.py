@@ -70,7 +70,7 @@ def _speedup_data():
 
 
 def _schedule():
-    """What ``utils.arrivals.Run.schedule()`` returns, for two requests (seconds)."""
+    """What ``utils.serving.Run.schedule()`` returns, for two requests (seconds)."""
     return dict(arrival_s=[0.0, 0.002], wait_s=[0.0, 0.004], prefill_s=[0.003, 0.003], sample_s=[1e-5, 1e-5],
                 token_times=[[0.003, 0.004, 0.005], [0.009, 0.010]], ttft_p50_s=0.006, ttft_p95_s=0.007,
                 tpot_p50_s=0.001, tpot_p95_s=0.001, tokens_per_s=500.0, requests_per_s=200.0, busy_tokens_per_s=600.0)

@@ -447,7 +447,12 @@ FACTS: dict[str, Callable[[], str]] = {
     # the replayed costs: the mean decode step per row count, against a straight line through them
     **{f"nb06_cost_decode_{rows}row_ms": from_notebook("06_performance_metrics.ipynb",
                                                        rf"decode step, mean per row count: .*?\b{rows}: ([\d.]+)")
-       for rows in (1, 2, 8)},
+       for rows in (1, 2)},
+    # the most rows a decode step carried in those runs (how many depends on how the arrivals fell), and its mean
+    "nb06_cost_decode_most_rows": from_notebook("06_performance_metrics.ipynb",
+                                                r"decode step, mean per row count: .*\b(\d+): [\d.]+ ms \(a straight"),
+    "nb06_cost_decode_most_ms": from_notebook("06_performance_metrics.ipynb",
+                                              r"decode step, mean per row count: .*\b\d+: ([\d.]+) ms \(a straight"),
     "nb06_cost_line_1row_ms": from_notebook("06_performance_metrics.ipynb", r"a straight line through them says ([\d.]+) ms"),
     "nb06_cost_join_ms": from_notebook("06_performance_metrics.ipynb", r"joining a batch ([\d.]+) ms"),
     # the roofline at the bandwidth the decode step reaches (section 5), and TPOT against max and sum of the roofs

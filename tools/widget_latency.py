@@ -42,17 +42,17 @@ PANELS = {
     "SamplingPanel": "from utils.widgets import SamplingPanel as P; panel = P(model, tok)",
     "DecodeBoundPanel": "from utils.widgets import DecodeBoundPanel as P; panel = P(measured_GBps=40.0, measured_GFLOPS=100.0)",
     "ArrivalsPanel": textwrap.dedent("""
-        from utils.batch_engine import StepCosts
+        from utils.serving import StepCostModel
         from utils.widgets.metrics import ArrivalsPanel as P
-        costs = StepCosts(prefill_fixed_s=2e-3, prefill_per_token_s=2e-5, decode_fixed_s=3e-3, decode_per_row_s=2e-4,
-                          sample_s=5e-5, join_s=1e-4, leave_s=5e-5)
+        # a line like the one notebook 06 fits (seconds): fixed, per forward, per decode row, per prefill token
+        costs = StepCostModel(fixed=1e-4, per_forward=3e-3, per_row=2e-4, per_token=2e-5)
         # notebook 06's workload: 24 requests, prompts of 8-32 tokens, 16-48 new tokens
         panel = P(costs, [8 + (i * 7) % 25 for i in range(24)], [16 + (i * 11) % 33 for i in range(24)], seed=0)"""),
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
     "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
                            "panel = P(model, torch.tensor([tok.encode('<BOS> ' + ' 他 喜欢 猫 。' * 12)]))"),
     "BlockMapPanel": "from utils.widgets import BlockMapPanel as P; panel = P(model, tok)",
-    "EngineTimelinePanel": ("from utils.arrivals import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
+    "EngineTimelinePanel": ("from utils.serving import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
                             "panel = P(model, random_workload(24, model.cfg.vocab_size, (8, 32), (16, 48), seed=0))"),
     "SpeculativePanel": ("from utils.course_model import load_draft_model\nfrom utils.widgets import SpeculativePanel as P\n"
                          "panel = P(model, tok, load_draft_model())"),

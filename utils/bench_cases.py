@@ -179,17 +179,15 @@ def serving_policies(model, n_requests: int, rounds: int, prompt_lens=(16, 64), 
                      max_batch: int = 8, progress=None) -> dict:
     """The same seeded Poisson arrivals served three ways, ``rounds`` times interleaved:
 
-    * ``fifo``: one request at a time (``utils.arrivals.serve`` on a ``ModelEngine``);
+    * ``fifo``: one request at a time (``utils.serving.PaddedBatchEngine``, policy "fifo");
     * ``static``: left-padded batches of up to ``max_batch``, waiting at most 20 ms for a full batch;
-    * ``engine``: ``utils.serving.Engine``: continuous batching, chunked prefill, paged blocks.
+    * ``engine``: ``utils.serving.PagedEngine``: continuous batching, chunked prefill, paged blocks.
 
     The rate is set from the measured solo time of one request: twice what one-at-a-time can serve,
     so the queue builds up and the policies differ. Returns per policy the ``Run.summary()`` of every
     round, with tokens/s and p95 TTFT as ``Stats``, and the engine's ratios to the other two (paired).
     """
-    from .arrivals import poisson_arrivals, random_workload, serve, solo_runs
-    from .batch_engine import ModelEngine
-    from .serving import Engine
+    from .serving import PaddedBatchEngine, PagedEngine, poisson_arrivals, random_workload, serve, solo_runs
 
     work = random_workload(n_requests, model.cfg.vocab_size, prompt_lens, new_tokens, seed=0)
     solo = solo_runs(model, work)  # also a warm-up
@@ -199,26 +197,17 @@ def serving_policies(model, n_requests: int, rounds: int, prompt_lens=(16, 64), 
     expected = [r.tokens[0].tolist() for r in solo]
     block = 16
     n_blocks = max_batch * -(-(prompt_lens[1] + new_tokens[1]) // block)
-
-    def engine_run():
-        engine = Engine(model, n_blocks=n_blocks, block_size=block, max_batch_tokens=128, prefill_chunk=64,
-                        max_batch=max_batch)
-        for p, n, a in zip(work.prompts, work.max_new_tokens, arrivals):
-            engine.add_request(p, n, arrival_time=a)
-        res = engine.run()
-        return res.summary(), res.tokens == expected
-
-    runs = {"fifo": [], "static": [], "engine": []}
+    engines = {"fifo": lambda: PaddedBatchEngine(model, policy="fifo"),
+               "static": lambda: PaddedBatchEngine(model, policy="static", max_batch=max_batch, timeout_s=0.02),
+               "engine": lambda: PagedEngine(model, n_blocks=n_blocks, block_size=block, max_batch_tokens=128,
+                                             prefill_chunk=64, max_batch=max_batch)}
+    runs = {name: [] for name in engines}
     same = True
     for _ in range(rounds):
-        for policy in ("fifo", "static"):
-            run = serve(ModelEngine(model, work.prompts), work.max_new_tokens, arrivals, policy,
-                        max_batch=max_batch, timeout_s=0.02)
-            runs[policy].append(run.summary())
+        for name, make in engines.items():
+            run = serve(make(), work, arrivals)
+            runs[name].append(run.summary())
             same &= run.tokens == expected
-        summary, ok = engine_run()
-        runs["engine"].append(summary)
-        same &= ok
         if progress is not None:
             progress.update(1)
     out = {"rate": rate, "service_s": service_s, "n_requests": n_requests, "max_batch": max_batch,

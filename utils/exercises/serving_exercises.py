@@ -15,7 +15,7 @@ from .judges import Case, Exercise, FormProblem, call_with
 # --- reference solutions (exercises.show_solution prints them) ---------------------------------------
 
 def plan_step(decoding, prefilling, max_batch_tokens, prefill_chunk):
-    """One iteration's plan, decode first (what ``Engine._schedule`` decides, blocks aside).
+    """One iteration's plan, decode first (what ``PagedEngine._schedule`` decides, blocks aside).
 
     decoding: ids of the running requests whose prompt is done, in admission order (1 token each).
     prefilling: (id, prompt tokens still to run) pairs, in the order they are served.

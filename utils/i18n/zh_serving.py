@@ -31,11 +31,13 @@ MESSAGES: dict[str, str] = {
     "largest prefill chunk": "最大的预填充分块",
     "{n} tokens": "{n} 个 token",
     "preemptions": "抢占次数",
-    "times replayed from step costs fitted to a real run on this machine ({fixed:.3f} ms per iteration + "
-    "{forward:.3f} ms per forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill token); "
-    "percentiles: numpy's default (linear interpolation)":
-        "时间按每次迭代的开销回放，开销模型拟合自本机上的一次真实运行（每次迭代 {fixed:.3f} ms + 每次前向传播 "
-        "{forward:.3f} ms + 每个解码行 {row:.4f} ms + 每个预填充 token {token:.4f} ms）；百分位数按 NumPy 的默认方式（线性插值）计算",
+    "times replayed from step costs fitted to real runs on this machine: a decode-only or prefill-only iteration "
+    "of a measured size costs its measured mean, any other {fixed:.3f} ms per iteration + {forward:.3f} ms per "
+    "forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill token; percentiles: numpy's default "
+    "(linear interpolation)":
+        "时间按每次迭代的开销回放，开销模型拟合自本机上的真实运行：只解码或只预填充的迭代，规模实测过的取实测均值；"
+        "其余迭代按每次迭代 {fixed:.3f} ms + 每次前向传播 {forward:.3f} ms + 每个解码行 {row:.4f} ms + "
+        "每个预填充 token {token:.4f} ms 计算；百分位数按 NumPy 的默认方式（线性插值）计算",
 
     # --- utils/exercises/serving_exercises.py: the judges ----------------------------------------
     "expected a pair (decode ids, chunks), got {type}": "应返回一对（解码请求的 id 列表，分块列表），实际是 `{type}`",

@@ -8,7 +8,7 @@ The metrics, for a request of B rows that each produce n new tokens:
     throughput  new tokens per second, all rows together: B x n / latency;  while decoding: B / TPOT
     KV memory   2 x L x B x H_kv x T x d_h x bytes per element
 
-Requests that arrive over time and are served one at a time or in batches: ``utils.arrivals``.
+Requests that arrive over time and are served one at a time or in batches: ``utils.serving``.
 
 Every timer here measures interleaved (``stats.time_interleaved``) and returns ``Stats``. What the
 measurements are compared with, the roofline's arithmetic (bytes, FLOPs, the bound on a step), is

@@ -105,7 +105,7 @@ def _bars(ax, lefts, widths, rows, label: str | None, **style) -> None:
 
 
 def _draw_schedule(ax, s: dict) -> None:
-    """One row per request (``utils.arrivals.Run.schedule()``, seconds, drawn in ms): a tick where it
+    """One row per request (``utils.serving.Run.schedule()``, seconds, drawn in ms): a tick where it
     arrives, waiting, setup + prefill, the first sampling, then one segment per later token (the gap
     before it), so a stalled gap shows as a long segment."""
     rows = np.arange(len(s["arrival_s"]))
@@ -136,7 +136,7 @@ def _schedule_legend(ax) -> tuple[list, list[str]]:
 
 
 def plot_schedules(schedules: dict, title: str | None = None):
-    """Each schedule (name -> ``utils.arrivals.Run.schedule()``) as a timeline of its requests (see
+    """Each schedule (name -> ``utils.serving.Run.schedule()``) as a timeline of its requests (see
     ``_draw_schedule``). Each title: TTFT p50 and p95 (numpy's default percentiles) and the throughput,
     tokens/s and requests/s over the run and tokens/s while computing. ``title`` defaults to "The same
     requests, served three ways"."""

@@ -1,4 +1,4 @@
-"""Figures of the serving appendix (notebook 11): what each iteration of ``utils.serving.Engine`` ran.
+"""Figures of the serving appendix (notebook 11): what each iteration of ``utils.serving.PagedEngine`` ran.
 
 An iteration is one bar: it starts where the iteration starts and is as wide as it took, and it
 stacks the decode tokens it ran (one per running request, at the bottom) under the prefill-chunk
@@ -24,7 +24,7 @@ def _columns(ax, lefts, widths, bottoms, heights, label: str, **style) -> None:
 
 
 def _draw_iterations(ax, steps: list[dict], budget: int | None) -> float:
-    """``steps`` (``EngineRun.steps``: start_s, end_s, decode, prefill, preempted) as stacked bars, in ms.
+    """``steps`` (``Run.steps``: start_s, end_s, decode, prefill, preempted) as stacked bars, in ms.
     Returns the top of the y-axis it set (the tallest bar, or the budget line when it is drawn)."""
     start = np.array([s["start_s"] for s in steps]) * 1e3
     width = np.array([s["end_s"] - s["start_s"] for s in steps]) * 1e3
@@ -57,7 +57,7 @@ def _iteration_title(name: str, steps: list[dict]) -> str:
 
 
 def plot_iterations(runs: dict, budget: int | None = None, title: str | None = None):
-    """One axes per run (name -> ``EngineRun.steps``), time and token axes shared: each iteration a bar of
+    """One axes per run (name -> ``Run.steps``), time and token axes shared: each iteration a bar of
     its decode tokens under its prefill-chunk tokens, as wide as it took; a marker where a request was
     preempted; a dashed line at the token budget ``budget``. ``title`` defaults to "What each iteration ran"."""
     names = list(runs)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import html
 
-from ..arrivals import POLICIES, poisson_arrivals, serve
-from ..batch_engine import ReplayEngine, StepCosts
 from ..perf.timers import BENCH_CONFIGS
 from ..i18n import Names, tr
 from ..plots.base import format_bytes
 from ..plots.metrics import model_label, plot_decode_bound, plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, decode_bound, ridge_batch
+from ..serving import POLICIES, PaddedBatchEngine, StepCostModel, Workload, poisson_arrivals, serve
 from ..sizing import MODEL_PRESETS, cache_bytes_for
+from ..validate import check_int
 from .base import Panel, dropdown, selection_slider
 
 _A100, _H100 = GPU_ROOFS
@@ -136,21 +136,25 @@ TIMEOUT_CHOICES_MS = [0, 10, 20, 50, 100, 200, 500]
 
 
 class ArrivalsPanel(Panel):
-    """Requests arriving at a rate you choose (``utils.arrivals.poisson_arrivals``), served one at a
-    time, in static batches and by continuous batching (``utils.arrivals.serve``), on per-call costs
-    measured on this machine (``costs``, a ``StepCosts`` fitted to a ``ModelEngine``'s log) and
-    replayed: no model runs, so a slider step takes milliseconds.
+    """Requests arriving at a rate you choose (``utils.serving.poisson_arrivals``), served one at a
+    time, in static batches and by continuous batching (``utils.serving.PaddedBatchEngine``'s three
+    policies), on iteration costs measured on this machine (``costs``, a ``StepCostModel`` fitted to
+    the engine's runs) and replayed: no model runs, so a slider step takes milliseconds.
 
     ``prompt_lens``, ``max_new_tokens``: the requests (their order is their arrival order).
     """
 
     title = "Requests arriving over time, served three ways"
 
-    def __init__(self, costs: StepCosts, prompt_lens: list[int], max_new_tokens: list[int], seed: int = 0,
+    def __init__(self, costs: StepCostModel, prompt_lens: list[int], max_new_tokens: list[int], seed: int = 0,
                  rate: int = 100, max_batch: int = 8, timeout_ms: int = 100) -> None:
         if len(prompt_lens) != len(max_new_tokens):
             raise ValueError(f"one prompt length per request: got {len(prompt_lens)} and {len(max_new_tokens)}")
-        self.engine = ReplayEngine(costs, prompt_lens)
+        if not isinstance(costs, StepCostModel):
+            raise ValueError(f"costs must be a utils.serving.StepCostModel, got {type(costs).__name__}")
+        # a replay reads only the lengths: placeholder token ids
+        prompts = [[0] * check_int("prompt_lens", n) for n in prompt_lens]
+        self.costs, self.workload = costs, Workload(prompts, list(max_new_tokens))
         self.max_new_tokens, self.seed = list(max_new_tokens), seed
         controls = {
             "rate": selection_slider(tr("arrival rate (requests/s)"), RATE_CHOICES, rate),
@@ -161,8 +165,8 @@ class ArrivalsPanel(Panel):
 
     def compute(self, rate: int, max_batch: int, timeout_ms: int) -> dict:
         arrival = poisson_arrivals(len(self.max_new_tokens), rate, self.seed)
-        runs = {p: serve(self.engine, self.max_new_tokens, arrival, p, max_batch=max_batch,
-                         timeout_s=timeout_ms / 1e3) for p in POLICIES}
+        runs = {p: serve(PaddedBatchEngine(None, policy=p, max_batch=max_batch, timeout_s=timeout_ms / 1e3,
+                                           costs=self.costs), self.workload, arrival) for p in POLICIES}
         return {"rate": rate, "max_batch": max_batch, "timeout_ms": timeout_ms,
                 "runs": {p: run.schedule() for p, run in runs.items()}}
 

@@ -1,5 +1,5 @@
 """Panel of notebook 10 (paged KV blocks and prefix caching): which request holds which block of the
-pool, step by step, while a small serving engine (``utils.serving.Engine``) serves requests that share
+pool, step by step, while a small serving engine (``utils.serving.PagedEngine``) serves requests that share
 a system prompt, arrive over time and finish.
 
 The run is a **replay**: the engine schedules as it always does, but with ``costs`` (a
@@ -15,7 +15,7 @@ import html
 
 from ..i18n import tr
 from ..plots.paged import plot_block_map
-from ..serving import Engine, StepCostModel
+from ..serving import PagedEngine, StepCostModel
 from .base import Panel, dropdown, int_slider
 
 BLOCK_SIZES = (4, 8, 16)
@@ -44,7 +44,7 @@ def block_map_workload(tok) -> dict:
             "max_new_tokens": [n for _, _, n, _ in SCRIPT], "arrival_s": [ms / 1e3 for *_, ms in SCRIPT]}
 
 
-def _snapshot(engine: Engine, rec: dict | None, prev: dict | None, started: set, done: set) -> dict:
+def _snapshot(engine: PagedEngine, rec: dict | None, prev: dict | None, started: set, done: set) -> dict:
     """The pool after one step: owners per block, cached free blocks, what happened in the step."""
     pool, running = engine.pool, engine.running
     owners = [tuple(sorted(o)) for o in pool.owners({r.rid: r.table for r in running})]
@@ -81,8 +81,8 @@ def replay_block_map(cfg, workload: dict, block_size: int, n_blocks: int, costs:
                      max_batch_tokens: int = MAX_BATCH_TOKENS, prefill_chunk: int = PREFILL_CHUNK) -> list[dict]:
     """Serve ``workload`` (``block_map_workload``) with prefix caching, replayed with ``costs``; one
     frame per step (frame 0: before the first step). Raises ValueError if a request can never fit."""
-    engine = Engine(cfg, n_blocks=n_blocks, block_size=block_size, max_batch_tokens=max_batch_tokens,
-                    prefill_chunk=prefill_chunk, costs=costs)
+    engine = PagedEngine(cfg, n_blocks=n_blocks, block_size=block_size, max_batch_tokens=max_batch_tokens,
+                         prefill_chunk=prefill_chunk, costs=costs)
     for prompt, n, arrival in zip(workload["prompts"], workload["max_new_tokens"], workload["arrival_s"]):
         engine.add_request(prompt, n, arrival_time=arrival)
     frames = [_snapshot(engine, None, None, set(), set())]

@@ -1,29 +1,22 @@
 """Panel of notebook 11 (continuous batching): the engine's iterations over time, for the arrival rate,
 token budget and prefill chunk you choose.
 
-``EngineTimelinePanel`` serves a workload on the real engine (``utils.serving.Engine`` on the course
-model) when it is built, with two settings, and fits a ``StepCostModel`` to the iterations it measured.
-Every slider step then replays the same scheduler with that cost model (``Engine(cfg, ..., costs=...)``):
+``EngineTimelinePanel`` serves a workload on the real engine (``utils.serving.PagedEngine`` on the
+course model) when it is built, with two settings, and fits a ``StepCostModel`` to the two runs. Every
+slider step then replays the same scheduler with that cost model (``PagedEngine(cfg, ..., costs=...)``):
 the same decisions (decode first, chunks within the budget, blocks, preemption), no model, a few
 milliseconds.
 """
 from __future__ import annotations
 
-from ..arrivals import Workload, poisson_arrivals
 from ..i18n import tr
 from ..plots.serving import plot_engine_timeline
-from ..serving import Engine, StepCostModel
+from ..serving import PagedEngine, StepCostModel, Workload, poisson_arrivals, serve
 from .base import Panel, selection_slider
 
 RATE_CHOICES = [25, 50, 100, 200, 400, 800, 1600]  # requests per second
 BUDGET_CHOICES = [8, 16, 32, 64, 128, 256]  # max_batch_tokens: tokens one iteration may run
 CHUNK_CHOICES = [0, 4, 8, 16, 32, 64]  # prefill_chunk; 0 is "off": a prompt in one piece, if the budget allows
-
-
-def _serve(engine: Engine, workload: Workload, arrival_s: list[float]):
-    for prompt, n, t in zip(workload.prompts, workload.max_new_tokens, arrival_s):
-        engine.add_request(prompt, n, arrival_time=t)
-    return engine.run()
 
 
 FIT_SETTINGS = {"chunks of 16 in a budget of 32": (32, 16), "whole prompts in a budget of 256": (256, None)}
@@ -32,16 +25,16 @@ FIT_SETTINGS = {"chunks of 16 in a budget of 32": (32, 16), "whole prompts in a 
 def fit_step_costs(model, workload: Workload, *, rate: float = 200.0, seed: int = 0, n_blocks: int = 64,
                    block_size: int = 16, max_batch: int = 8) -> tuple[StepCostModel, dict]:
     """Serve ``workload`` on the real engine with each of ``FIT_SETTINGS`` (budget, chunk) and fit one
-    ``StepCostModel`` to the iterations of both runs: small and large prefills, mixed and decode-only
-    iterations, so the replay holds across the sliders. Returns the costs and the measured runs (name ->
-    ``EngineRun``). A short run first, thrown away: a fresh engine's first iterations pay one-off costs."""
-    warm = Engine(model, n_blocks=n_blocks, block_size=block_size, max_batch=max_batch)
-    _serve(warm, Workload(workload.prompts[:4], workload.max_new_tokens[:4]), [0.0] * min(4, len(workload)))
+    ``StepCostModel`` to both runs: small and large prefills, mixed and decode-only iterations, so the
+    replay holds across the sliders. Returns the costs and the measured runs (name -> ``Run``). A short
+    run first, thrown away: a fresh engine's first iterations pay one-off costs."""
+    warm = PagedEngine(model, n_blocks=n_blocks, block_size=block_size, max_batch=max_batch)
+    serve(warm, Workload(workload.prompts[:4], workload.max_new_tokens[:4]), [0.0] * min(4, len(workload)))
     arrival = poisson_arrivals(len(workload), rate, seed)
-    runs = {name: _serve(Engine(model, n_blocks=n_blocks, block_size=block_size, max_batch_tokens=budget,
-                                prefill_chunk=chunk, max_batch=max_batch), workload, arrival)
+    runs = {name: serve(PagedEngine(model, n_blocks=n_blocks, block_size=block_size, max_batch_tokens=budget,
+                                    prefill_chunk=chunk, max_batch=max_batch), workload, arrival)
             for name, (budget, chunk) in FIT_SETTINGS.items()}
-    return StepCostModel.fit([s for run in runs.values() for s in run.steps]), runs
+    return StepCostModel.fit(runs.values()), runs
 
 
 class EngineTimelinePanel(Panel):
@@ -58,7 +51,7 @@ class EngineTimelinePanel(Panel):
                  n_blocks: int = 64, block_size: int = 16, max_batch: int = 8, rate: int = 200,
                  max_batch_tokens: int = 32, prefill_chunk: int | None = 16) -> None:
         if not isinstance(workload, Workload) or not len(workload):
-            raise ValueError(f"workload must be a non-empty utils.arrivals.Workload, got {workload!r}")
+            raise ValueError(f"workload must be a non-empty utils.serving.Workload, got {workload!r}")
         self.fit_runs = {}  # the real runs the costs were fitted to (none when costs are given)
         if costs is None:
             costs, self.fit_runs = fit_step_costs(model, workload, rate=rate, seed=seed, n_blocks=n_blocks,
@@ -78,11 +71,11 @@ class EngineTimelinePanel(Panel):
 
     def compute(self, rate: int, max_batch_tokens: int, prefill_chunk: int) -> dict:
         chunk = prefill_chunk or None
-        engine = Engine(self.cfg, max_batch_tokens=max_batch_tokens, prefill_chunk=chunk, costs=self.costs,
-                        **self.engine_args)
-        run = _serve(engine, self.workload, poisson_arrivals(len(self.workload), rate, self.seed))
+        engine = PagedEngine(self.cfg, max_batch_tokens=max_batch_tokens, prefill_chunk=chunk, costs=self.costs,
+                             **self.engine_args)
+        run = serve(engine, self.workload, poisson_arrivals(len(self.workload), rate, self.seed))
         return {"rate": rate, "max_batch_tokens": max_batch_tokens, "prefill_chunk": chunk, "steps": run.steps,
-                "schedule": run.run.schedule(), "summary": run.summary(),
+                "schedule": run.schedule(), "summary": run.summary(),
                 "n_preempted": sum(r.n_preempted for r in run.requests),
                 "longest_ms": max(s["end_s"] - s["start_s"] for s in run.steps) * 1e3,
                 "max_chunk": max((n for s in run.steps for _, n in s["prefill"]), default=0)}
@@ -100,9 +93,10 @@ class EngineTimelinePanel(Panel):
         head = "".join(f"<th>{name}</th>" for name, _ in cells)
         row = "".join(f"<td>{value}</td>" for _, value in cells)
         c = self.costs
-        note = tr("times replayed from step costs fitted to a real run on this machine ({fixed:.3f} ms per iteration "
-                  "+ {forward:.3f} ms per forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill "
-                  "token); percentiles: numpy's default (linear interpolation)",
+        note = tr("times replayed from step costs fitted to real runs on this machine: a decode-only or prefill-only "
+                  "iteration of a measured size costs its measured mean, any other {fixed:.3f} ms per iteration + "
+                  "{forward:.3f} ms per forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill "
+                  "token; percentiles: numpy's default (linear interpolation)",
                   fixed=c.fixed * 1e3, forward=c.per_forward * 1e3, row=c.per_row * 1e3, token=c.per_token * 1e3)
         return f"<div class='engine-timeline'><table><tr>{head}</tr><tr>{row}</tr></table><small>{note}</small></div>"
 

@@ -1,7 +1,7 @@
-"""A small serving engine: continuous batching with chunked prefill, on a paged KV cache.
+"""Notebook 11's engine: continuous batching with chunked prefill, on a paged KV cache.
 
-``Engine(model, n_blocks=..., block_size=..., max_batch_tokens=..., prefill_chunk=...)`` keeps every
-request's K/V in one ``BlockPool`` and runs **iterations**. Each ``step()``:
+``PagedEngine(model, n_blocks=..., block_size=..., max_batch_tokens=..., prefill_chunk=...)`` keeps
+every request's K/V in one ``BlockPool`` and runs **iterations**. Each ``step()``:
 
 1. **decode first**: every running request that has its prompt done feeds its last token (1 token).
    When the pool has no block for one of them, the request admitted *last* is **preempted**: its
@@ -17,12 +17,7 @@ request's K/V in one ``BlockPool`` and runs **iterations**. Each ``step()``:
 
 With ``prefix_caching`` a new request reuses the pool's blocks of its prompt's prefix
 (``BlockPool.match_prefix``) and prefills only the rest; when the whole prompt is cached its last
-token is still run, for the first new token's logits.
-
-The clock: each step advances it by the step's measured time; with ``costs`` (a ``StepCostModel``,
-fitted to a real run) no model runs and the clock advances by the modelled time, for a fast slider.
-``run()`` serves everything and returns an ``EngineRun``: every request's tokens and the timings in
-the form ``utils.arrivals.Run`` computes TTFT, TPOT, ITL and throughput from.
+token is still run, for the first new token's logits. The clock and ``run()``: ``engine.py``.
 """
 from __future__ import annotations
 
@@ -30,37 +25,27 @@ import math
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 import torch
 
-from .arrivals import Run, Served
-from .block_pool import BlockPool, block_keys
-from .flat_decode import check_flat, flat_decode_step, flat_weights
-from .generate import left_pad
-from .paged import PagedKVCache
-from .model import check_model
-from .validate import as_id_batch, check_int, eos_set
+from ..block_pool import BlockPool, block_keys
+from ..flat_decode import check_flat, flat_decode_step, flat_weights
+from ..generate import left_pad
+from ..paged import PagedKVCache
+from ..validate import check_int
+from .costs import StepCostModel
+from .engine import ServingEngine
+from .run import Request
 
 
-@dataclass(eq=False)  # two requests are the same only if they are one object
-class Request:
-    """One request as the engine tracks it (times in seconds on the engine's clock)."""
+@dataclass(eq=False)
+class PagedRequest(Request):
+    """A request and its blocks in the pool."""
 
-    rid: int
-    prompt: list[int]
-    max_new_tokens: int
-    arrival_s: float
-    eos: set[int]
-    out: list[int] = field(default_factory=list)  # tokens produced so far
     table: list[int] = field(default_factory=list)  # its blocks in the pool
     n_cached: int = 0  # tokens of prompt + out whose K/V the blocks hold
-    start_s: float | None = None  # when its first prefill chunk ran
-    token_times: list[float] = field(default_factory=list)
     hit_tokens: int = 0  # prompt tokens found in the prefix cache (its first admission)
     keys: list[str] = field(default_factory=list, repr=False)  # prefix keys of its prompt's full blocks
     n_published: int = 0  # of those, blocks made findable so far
-    n_preempted: int = 0
-    done: str = ""  # "", "length", "eos" or "aborted"
     next_token: int | None = field(default=None, repr=False)  # picked by the last forward, if its prompt is done
 
     @property
@@ -73,86 +58,27 @@ class Request:
         return len(self.prompt) + len(self.out) - self.n_cached
 
 
-@dataclass
-class StepCostModel:
-    """Seconds of one iteration: ``fixed + per_forward * forwards + per_row * decode rows +
-    per_token * prefill tokens``. ``fit`` takes the coefficients from a real run's ``steps``."""
+class PagedEngine(ServingEngine):
+    """Continuous batching with chunked prefill and prefix caching over one block pool (see the module).
+    ``model``: the course ``Decoder``, or with ``costs`` its config alone (a replay)."""
 
-    fixed: float
-    per_forward: float
-    per_row: float
-    per_token: float
-
-    def seconds(self, n_decode: int, n_prefill_tokens: int) -> float:
-        forwards = int(n_decode > 0) + int(n_prefill_tokens > 0)
-        return max(0.0, self.fixed + self.per_forward * forwards + self.per_row * n_decode
-                   + self.per_token * n_prefill_tokens)
-
-    @classmethod
-    def fit(cls, steps: list[dict]) -> "StepCostModel":
-        """Non-negative least squares on the iterations of a real ``EngineRun`` (``run.steps``), fitted again
-        without the iterations a stall of the machine made more than 3x longer than the first fit predicts."""
-        rows = [s for s in steps if s["decode"] or s["prefill"]]
-        if len(rows) < 4:
-            raise ValueError(f"fitting step costs needs at least 4 busy iterations, got {len(rows)}")
-        X = np.array([[1.0, (len(s["decode"]) > 0) + (len(s["prefill"]) > 0), len(s["decode"]),
-                       sum(n for _, n in s["prefill"])] for s in rows])
-        y = np.array([s["end_s"] - s["start_s"] for s in rows])
-        coef = _nonnegative_lstsq(X, y)
-        ok = y <= 3 * np.maximum(X @ coef, 1e-9)  # an iteration a stall of the machine made 3x longer: left out
-        if 4 <= ok.sum() < len(y):
-            coef = _nonnegative_lstsq(X[ok], y[ok])
-        return cls(*(float(c) for c in coef))
-
-
-def _nonnegative_lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Least squares with every coefficient >= 0: a coefficient that comes out negative is set to 0 and the
-    others are fitted again without it (clipping after one fit would bias every prediction)."""
-    keep, coef = list(range(X.shape[1])), np.zeros(X.shape[1])
-    while keep:
-        fit = np.linalg.lstsq(X[:, keep], y, rcond=None)[0]
-        if (fit >= 0).all():
-            coef[keep] = fit
-            break
-        keep.pop(int(np.argmin(fit)))
-    return coef
-
-
-@dataclass
-class EngineRun:
-    """What ``Engine.run`` returns. ``run.summary()`` gives the p50/p95 metrics and throughput."""
-
-    tokens: list[list[int]]  # per request id, its new tokens
-    requests: list[Request]
-    steps: list[dict]  # per iteration: start_s, end_s, decode [rids], prefill [(rid, n)], preempted, free_blocks
-    run: Run
-
-    def summary(self) -> dict:
-        return self.run.summary()
-
-
-class Engine:
-    """Continuous batching with chunked prefill and prefix caching over one block pool (see the module)."""
+    name = "paged engine"
 
     def __init__(self, model, *, n_blocks: int, block_size: int = 16, max_batch_tokens: int = 64,
                  prefill_chunk: int | None = 32, max_batch: int = 16, prefix_caching: bool = True,
                  costs: StepCostModel | None = None, dtype=None) -> None:
-        if costs is None:
-            check_model(model)
-        elif not isinstance(costs, StepCostModel):
-            raise ValueError(f"costs must be a StepCostModel (or None to run the model), got {type(costs).__name__}")
-        cfg = model.cfg if costs is None else getattr(model, "cfg", model)
+        super().__init__(model, costs)
         check_int("max_batch_tokens", max_batch_tokens)
         check_int("max_batch", max_batch)
         if max_batch_tokens < max_batch:
             raise ValueError(f"max_batch_tokens ({max_batch_tokens}) must be >= max_batch ({max_batch}): every "
                              "running request decodes one token per iteration")
         self.prefill_chunk = math.inf if prefill_chunk is None else check_int("prefill_chunk", prefill_chunk)
-        self.model, self.costs, self.prefix_caching = model, costs, bool(prefix_caching)
+        self.prefix_caching = bool(prefix_caching)
         self.max_batch_tokens, self.max_batch = max_batch_tokens, max_batch
         if dtype is None and costs is None:
             dtype = model.lm_head.weight.dtype
-        self.pool = BlockPool(cfg, n_blocks, block_size, dtype=dtype)
+        self.pool = BlockPool(self.cfg, n_blocks, block_size, dtype=dtype)
         self._flat = None  # the flat decode step's weights, when it computes what the modules do
         if costs is None:
             try:
@@ -160,54 +86,16 @@ class Engine:
                 self._flat = flat_weights(model)
             except ValueError:  # a hook, train mode, explicit attention: decode through the modules
                 pass
-        self.requests: list[Request] = []
-        self.waiting: list[Request] = []  # not running: arrival order, preempted ones in front
-        self.running: list[Request] = []  # admission order
-        self.steps: list[dict] = []
-        self.now = 0.0
 
-    # -- requests -------------------------------------------------------------------------------
-    def add_request(self, prompt_ids, max_new_tokens: int, arrival_time: float = 0.0, eos_id=None) -> int:
-        """Queue a request; returns its id. It can start once the clock reaches ``arrival_time``."""
-        prompt = as_id_batch(prompt_ids)
-        if prompt.shape[0] != 1:
-            raise ValueError(f"add_request takes one prompt ([T] or [1, T]), got {prompt.shape[0]} rows")
-        prompt = prompt[0].tolist()
-        check_int("max_new_tokens", max_new_tokens)
-        if not isinstance(arrival_time, (int, float)) or isinstance(arrival_time, bool) or \
-                not math.isfinite(arrival_time) or arrival_time < 0:
-            raise ValueError(f"arrival_time must be a number of seconds >= 0, got {arrival_time!r}")
-        cfg, size = self.pool.cfg, self.pool.block_size
-        if any(not 0 <= t < cfg.vocab_size for t in prompt):
-            raise ValueError(f"prompt_ids must be token ids in [0, {cfg.vocab_size}), got {prompt}")
-        total = len(prompt) + max_new_tokens
-        if total > cfg.max_seq_len:
-            raise ValueError(f"prompt ({len(prompt)}) + max_new_tokens ({max_new_tokens}) = {total} tokens exceeds "
-                             f"max_seq_len={cfg.max_seq_len}")
+    def _check_request(self, prompt: list[int], max_new_tokens: int) -> None:
+        total, size = len(prompt) + max_new_tokens, self.pool.block_size
         if -(-total // size) > self.pool.n_blocks:
             raise ValueError(f"this request needs up to {-(-total // size)} blocks of {size} tokens but the whole "
                              f"pool has {self.pool.n_blocks}: it could never finish (make n_blocks larger)")
-        r = Request(len(self.requests), prompt, max_new_tokens, float(arrival_time), eos_set(eos_id),
-                    keys=block_keys(prompt, size) if self.prefix_caching else [])
-        self.requests.append(r)
-        self.waiting.append(r)
-        self.waiting.sort(key=lambda q: (q.n_preempted == 0, q.arrival_s, q.rid))
-        return r.rid
 
-    def request(self, rid: int) -> Request:
-        """The request with id ``rid``."""
-        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 <= rid < len(self.requests):
-            raise ValueError(f"unknown request id {rid!r}: this engine has ids 0 .. {len(self.requests) - 1}")
-        return self.requests[rid]
-
-    def abort(self, rid: int) -> None:
-        """Stop request ``rid`` now and give its blocks back."""
-        r = self.request(rid)
-        if not r.done:
-            self._finish(r, "aborted")
-
-    def has_work(self) -> bool:
-        return bool(self.waiting or self.running)
+    def _new_request(self, rid, prompt, max_new_tokens, arrival_s, eos) -> PagedRequest:
+        keys = block_keys(prompt, self.pool.block_size) if self.prefix_caching else []
+        return PagedRequest(rid, prompt, max_new_tokens, arrival_s, eos, keys=keys)
 
     # -- one iteration ---------------------------------------------------------------------------
     def step(self) -> dict:
@@ -227,30 +115,16 @@ class Engine:
         for r, n in [(r, 1) for r in decode] + chunks:
             self._advance(r, n)
         rec = {"start_s": start, "end_s": self.now, "decode": [r.rid for r in decode],
-               "prefill": [(r.rid, n) for r, n in chunks], "preempted": preempted,
-               "free_blocks": self.pool.n_free(), "running": [r.rid for r in self.running]}
+               "prefill": [(r.rid, n) for r, n in chunks], "prefill_tokens": n_tokens, "preempted": preempted,
+               "running": [r.rid for r in self.running], "free_blocks": self.pool.n_free()}
         self.steps.append(rec)
         return rec
-
-    def run(self, max_steps: int = 100_000) -> EngineRun:
-        """Step until every request is done; returns their tokens, timings and the iterations."""
-        check_int("max_steps", max_steps)
-        while self.has_work():
-            if len(self.steps) >= max_steps:
-                raise RuntimeError(f"not done after {max_steps} iterations")
-            self.step()
-        served = [Served(r.arrival_s, r.start_s, r.token_times[0] - r.start_s, 0.0, list(r.token_times))
-                  for r in self.requests if r.token_times]
-        busy = sum(s["end_s"] - s["start_s"] for s in self.steps)
-        tokens = [list(r.out) for r in self.requests]
-        return EngineRun(tokens, list(self.requests), list(self.steps),
-                         Run("paged engine", served, tokens, busy))
 
     # -- inside -----------------------------------------------------------------------------------
     def _schedule(self):
         budget, taken, plan, preempted = self.max_batch_tokens, 0, {}, []  # plan: request -> tokens this step
 
-        def room(r: Request, n: int) -> bool:
+        def room(r: PagedRequest, n: int) -> bool:
             """Make room in the pool for ``r``'s ``n`` tokens by preempting the requests admitted last
             (unscheduling them if they were planned); False if ``r`` itself had to go."""
             nonlocal budget, taken
@@ -265,7 +139,7 @@ class Engine:
                     return False
             return True
 
-        def take(r: Request, n: int) -> None:
+        def take(r: PagedRequest, n: int) -> None:
             nonlocal budget, taken
             plan[r] = n
             budget, taken = budget - n, taken + self.pool.blocks_needed(r.table, r.n_cached, n)
@@ -316,7 +190,7 @@ class Engine:
         for (r, n), nxt in zip(rows, logits.argmax(dim=-1).tolist()):  # (B, V) -> (B,)
             r.next_token = nxt if r.n_cached + n == len(r.sequence) else None
 
-    def _advance(self, r: Request, n: int) -> None:
+    def _advance(self, r: PagedRequest, n: int) -> None:
         r.n_cached += n
         n_full = min(r.n_cached, len(r.prompt)) // self.pool.block_size
         if self.prefix_caching and n_full > r.n_published:  # a block of prompt tokens just filled up
@@ -324,26 +198,23 @@ class Engine:
             r.n_published = n_full
         if r.n_cached < len(r.sequence):
             return  # more of its prompt to go
-        r.out.append(r.next_token if self.costs is None else -1)
-        r.token_times.append(self.now)
-        if r.out[-1] in r.eos:
-            self._finish(r, "eos")
-        elif len(r.out) >= r.max_new_tokens:
-            self._finish(r, "length")
+        if not r.out:  # its first token: the prefill (all its chunks, and any recompute) ends here
+            r.prefill_s = self.now - r.start_s
+        self._got_token(r, r.next_token if self.costs is None else -1, self.now)
 
-    def _finish(self, r: Request, why: str) -> None:
+    def _finish(self, r: PagedRequest, why: str) -> None:
         r.done = why
         self._drop_blocks(r)
         for queue in (self.running, self.waiting):
             if r in queue:
                 queue.remove(r)
 
-    def _preempt(self, r: Request) -> None:
+    def _preempt(self, r: PagedRequest) -> None:
         self._drop_blocks(r)
         r.n_preempted += 1
         self.running.remove(r)
         self.waiting.insert(0, r)
 
-    def _drop_blocks(self, r: Request) -> None:
+    def _drop_blocks(self, r: PagedRequest) -> None:
         self.pool.release_table(r.table)  # last block first: a cached prefix is evicted from its tail
         r.table, r.n_cached, r.n_published = [], 0, 0

@@ -1,0 +1,115 @@
+"""What a serving run returns, whichever engine served it: each request's record, and the metrics.
+
+Per request, from its arrival (seconds on the engine's clock): TTFT = waiting + prefill (with setup)
++ first sampling; TPOT = (last - first token) / (n - 1); ITL = each gap between two tokens;
+end-to-end latency = last token - arrival. Percentiles are numpy's default everywhere (linear
+interpolation between the sorted values).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _per_s(count: int, seconds: float) -> float:
+    """``count`` per second (infinite for zero seconds: replayed costs of zero)."""
+    return count / seconds if seconds > 0 else math.inf
+
+
+@dataclass(eq=False)  # two requests are the same only if they are one object
+class Request:
+    """One request as an engine serves it (times in seconds on the engine's clock)."""
+
+    rid: int
+    prompt: list[int]
+    max_new_tokens: int
+    arrival_s: float
+    eos: set[int] = field(default_factory=set)
+    out: list[int] = field(default_factory=list)  # its new tokens so far (-1 each in a replay: no model ran)
+    start_s: float | None = None  # its first prefill began: the waiting ends
+    prefill_s: float = 0.0  # from start_s to the end of the forward pass that gave its first token
+    sample_s: float = 0.0  # picking its first token, when an engine times it apart (else part of prefill_s)
+    token_times: list[float] = field(default_factory=list)  # when each new token existed
+    n_preempted: int = 0  # times it lost its K/V to make room (the paged engine), and was recomputed
+    done: str = ""  # "", "length", "eos" or "aborted"
+
+    @property
+    def wait_s(self) -> float:
+        return self.start_s - self.arrival_s
+
+    @property
+    def ttft_s(self) -> float:
+        return self.token_times[0] - self.arrival_s
+
+    @property
+    def tpot_s(self) -> float | None:
+        n = len(self.token_times)
+        return (self.token_times[-1] - self.token_times[0]) / (n - 1) if n > 1 else None
+
+    @property
+    def itl_s(self) -> list[float]:
+        return np.diff(self.token_times).tolist()
+
+    @property
+    def e2e_s(self) -> float:
+        return self.token_times[-1] - self.arrival_s
+
+
+@dataclass
+class Run:
+    """What ``run()`` of either engine returns: its requests (by id), its iterations and the metrics.
+
+    ``steps``: one record per iteration, as ``step()`` returned it: ``start_s``, ``end_s``, ``decode``
+    (the ids of the rows it decoded), ``prefill`` (``(id, tokens)`` pairs), ``prefill_tokens`` (what its
+    prefill forward ran, as the engine counts it), ``running``, ``preempted``, and what the engine adds.
+    """
+
+    name: str  # the policy or the engine that served it
+    requests: list[Request]
+    steps: list[dict]
+
+    @property
+    def tokens(self) -> list[list[int]]:
+        """Per request id, its new tokens."""
+        return [list(r.out) for r in self.requests]
+
+    @property
+    def served(self) -> list[Request]:
+        """The requests that got at least one token (an aborted one may have none)."""
+        return [r for r in self.requests if r.token_times]
+
+    @property
+    def busy_s(self) -> float:
+        """Seconds the engine computed (the clock also idles between arrivals)."""
+        return sum(s["end_s"] - s["start_s"] for s in self.steps)
+
+    @property
+    def makespan_s(self) -> float:
+        """From the first arrival to the last token."""
+        rs = self.served
+        return max(r.token_times[-1] for r in rs) - min(r.arrival_s for r in rs)
+
+    def summary(self) -> dict:
+        """p50 and p95 (numpy's default percentiles) of TTFT, TPOT, ITL and end-to-end latency, in
+        seconds, and throughput: tokens/s and requests/s over the run, tokens/s while computing."""
+        rs = self.served
+        n_tokens = sum(len(r.token_times) for r in rs)
+        out = {"name": self.name, "n": len(rs), "tokens": n_tokens}
+        series = {"ttft": [r.ttft_s for r in rs], "e2e": [r.e2e_s for r in rs], "wait": [r.wait_s for r in rs],
+                  "tpot": [r.tpot_s for r in rs if r.tpot_s is not None],
+                  "itl": [g for r in rs for g in r.itl_s]}  # ITL pools every gap of every request
+        for key, xs in series.items():
+            for q in (50, 95):
+                out[f"{key}_p{q}_s"] = float(np.percentile(xs, q)) if xs else math.nan
+        out.update(makespan_s=self.makespan_s, busy_s=self.busy_s, tokens_per_s=_per_s(n_tokens, self.makespan_s),
+                   requests_per_s=_per_s(len(rs), self.makespan_s), busy_tokens_per_s=_per_s(n_tokens, self.busy_s))
+        return out
+
+    def schedule(self) -> dict:
+        """Per-request lists for ``utils.plots.plot_schedules`` (seconds), and the run's ``summary()``."""
+        rs = self.served
+        return {"arrival_s": [r.arrival_s for r in rs], "wait_s": [r.wait_s for r in rs],
+                "prefill_s": [r.prefill_s for r in rs], "sample_s": [r.sample_s for r in rs],
+                "ttft_s": [r.ttft_s for r in rs], "token_times": [r.token_times for r in rs], **self.summary()}
