@@ -147,8 +147,34 @@ class BlockPool:
     def blocks_needed(self, table: list[int], n: int, m: int) -> int:
         """Blocks a row holding ``n`` tokens in ``table`` must take to add ``m``: new ones, plus a copy
         of its last block when the next token would land in a block it may not write."""
-        copy = int(bool(m and n % self.block_size and not self.writable(table[-1])))
-        return copy + max(0, -(-(n + m) // self.block_size) - len(table))
+        return self.blocks_needed_by([(table, n, m)])
+
+    def blocks_needed_by(self, rows) -> int:
+        """Blocks that ``rows`` (``(table, n, m)`` each, as in ``blocks_needed``) take together, as ``grow``
+        will take them in that order: rows that share a last block copy it in turn, and the last of them,
+        by then its only holder, writes in place unless a prefix key names it."""
+        ref, needed = {}, 0  # the holders each shared last block still has, as the rows before copied it
+        for table, n, m in rows:
+            if m and n % self.block_size:
+                last = table[-1]
+                ref.setdefault(last, self.ref[last])
+                if ref[last] > 1 or last in self.key_of:
+                    needed += 1
+                    ref[last] -= 1
+            needed += max(0, -(-(n + m) // self.block_size) - len(table))
+        return needed
+
+    def grow(self, table: list[int], n: int, m: int) -> tuple[int, int] | None:
+        """Make room in ``table`` (holding ``n`` tokens) for ``m`` more, in place: a copy of a last block it
+        may not write, then new blocks. Returns ``(old, copy)`` when the last block was copied, else None;
+        check ``blocks_needed`` first, so that running out of blocks cannot leave a table half grown."""
+        copied = None
+        if m and n % self.block_size and not self.writable(table[-1]):  # the next token lands in a shared block
+            copied = table[-1], self.copy_block(table[-1])
+            table[-1] = copied[1]
+        while len(table) * self.block_size < n + m:
+            table.append(self.allocate())
+        return copied
 
     def copy_block(self, src: int) -> int:
         """Copy-on-write: a new block with ``src``'s contents; the caller then holds the copy, not ``src``."""

@@ -109,7 +109,7 @@ class PagedKVCache(Cache):
         if B != len(self.tables):
             raise ValueError(f"the batch has {B} rows but this paged cache holds {len(self.tables)}")
         real = [T_new] * B if new_mask is None else [int(m) for m in new_mask.sum(dim=1).tolist()]
-        needed = self._blocks_needed(real)
+        needed = self.pool.blocks_needed_by(zip(self.tables, self.lengths, real))
         if needed > self.pool.n_free():  # checked before anything changes: a failed step leaves no trace
             raise PoolExhausted(f"this step needs {needed} more block(s) of {self.pool.block_size} tokens but the pool "
                                 f"has {self.pool.n_free()} free of {self.pool.n_blocks}: make n_blocks larger")
@@ -234,29 +234,12 @@ class PagedKVCache(Cache):
         table = torch.tensor(self.tables[b], dtype=torch.long)
         return table[j // self.pool.block_size] * self.pool.block_size + j % self.pool.block_size
 
-    def _blocks_needed(self, real: list[int]) -> int:
-        """Blocks this step takes when row ``b`` adds ``real[b]`` tokens, as ``_grow`` will take them:
-        new blocks, plus a copy of each shared last block (rows sharing one copy it in turn, and the
-        last of them, then its only holder, writes in place unless a prefix key names it)."""
-        ref, needed, size = {}, 0, self.pool.block_size
-        for b, m in enumerate(real):
-            table, n = self.tables[b], self.lengths[b]
-            if m and n % size:
-                last = table[-1]
-                ref.setdefault(last, self.pool.ref[last])
-                if ref[last] > 1 or last in self.pool.key_of:
-                    needed += 1
-                    ref[last] -= 1
-            needed += max(0, -(-(n + m) // size) - len(table))
-        return needed
-
     def _grow(self, b: int, m: int) -> None:
-        """Make room in row ``b`` for ``m`` more tokens: copy a last block it may not write, add blocks."""
-        table, n, size = self.tables[b], self.lengths[b], self.pool.block_size
-        if m and n % size and not self.pool.writable(table[-1]):  # the next token lands in a shared block
-            old, table[-1] = table[-1], self.pool.copy_block(table[-1])
-            if self.slots.numel():  # this row's earlier positions in that block now read the copy
-                in_old = self.slots[b] // size == old
-                self.slots[b, in_old] += (table[-1] - old) * size
-        while len(table) * size < n + m:
-            table.append(self.pool.allocate())
+        """Make room in row ``b`` for ``m`` more tokens (the pool's ``grow``); a copied last block moves the
+        slots of this row's earlier positions in it to the copy."""
+        size = self.pool.block_size
+        copied = self.pool.grow(self.tables[b], self.lengths[b], m)
+        if copied and self.slots.numel():  # this row's earlier positions in that block now read the copy
+            old, new = copied
+            in_old = self.slots[b] // size == old
+            self.slots[b, in_old] += (new - old) * size
