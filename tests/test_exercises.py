@@ -174,10 +174,10 @@ MISTAKES = {
 
 
 # The appendices' planted mistakes live beside their Chinese tests (each owns its exercises).
-from test_i18n_10 import MISTAKES_10  # noqa: E402
-from test_i18n_11 import MISTAKES_11  # noqa: E402
-from test_i18n_12 import MISTAKES_12  # noqa: E402
-from test_i18n_13 import MISTAKES_13  # noqa: E402
+from test_i18n_paged import MISTAKES_10  # noqa: E402
+from test_i18n_serving import MISTAKES_11  # noqa: E402
+from test_i18n_speculative import MISTAKES_12  # noqa: E402
+from test_i18n_compression import MISTAKES_13  # noqa: E402
 
 for _appendix in (MISTAKES_10, MISTAKES_11, MISTAKES_12, MISTAKES_13):
     MISTAKES.update(_appendix)

@@ -1,8 +1,8 @@
 """Chinese feedback: after ``set_language("zh")`` the exercises' checks, the mystery lab and the bug lab
 print Chinese, judge exactly as in English, and leave no English word behind.
 
-Covers utils/exercises (check and its judges), utils/mysteries.py (diagnose, probe), utils/bug_lab.py and
-the texts of utils/bugs.py (the catalogue part is utils/i18n/zh_exercises.py). What stays as it is:
+Covers utils/exercises (check and its judges), utils/bug_lab/mysteries.py (diagnose, probe), utils/bug_lab/harness.py and
+the texts of utils/bug_lab/catalogue.py (the catalogue part is utils/i18n/zh_exercises.py). What stays as it is:
 Python string literals in a message (a case's own text, such as a stop string, and the words of
 ``VOCABULARY``) and the text of an exception raised by Python or torch in the learner's code.
 """

@@ -4,7 +4,7 @@ A key may appear in two parts only with the same translation (checked on import)
 """
 from __future__ import annotations
 
-from . import (zh_compression, zh_core, zh_exercises, zh_paged, zh_quiz, zh_inference, zh_screen_b, zh_serving,
+from . import (zh_compression, zh_core, zh_exercises, zh_paged, zh_quiz, zh_inference, zh_practice, zh_serving,
                zh_speculative)
 
 
@@ -18,5 +18,5 @@ def _merge(*parts) -> dict[str, str]:
     return merged
 
 
-MESSAGES = _merge(zh_core, zh_inference, zh_screen_b, zh_quiz, zh_exercises, zh_paged, zh_serving, zh_speculative,
+MESSAGES = _merge(zh_core, zh_inference, zh_practice, zh_quiz, zh_exercises, zh_paged, zh_serving, zh_speculative,
                   zh_compression)

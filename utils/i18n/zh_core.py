@@ -71,7 +71,7 @@ MESSAGES: dict[str, str] = {
         "真实推理引擎在此之上加了什么：预分配缓存、滑动窗口与截断、束搜索、并排对比 transformers 的各种缓存、"
         "一个真实的预训练模型",
     "questions and exercises across the whole course, to check yourself": "覆盖整门课的题目和练习，用来检验自己",
-    # utils/bugs.py: use_cache_hashes, the state hashes notebook 07 prints
+    # utils/bug_lab/catalogue.py: use_cache_hashes, the state hashes notebook 07 prints
     "before": "生成之前",
     "after use_cache={flag}": "use_cache={flag} 生成之后",
     # utils/hub.py: why a real model's cells are skipped

@@ -173,7 +173,7 @@ MESSAGES: dict[str, str] = {
         "保留最新的 `window` 个位置，按从旧到新排列：也就是时间维上的最后几个",
     "keep the newest `window` positions": "保留最新的 `window` 个位置",
 
-    # --- utils/bug_lab.py: a check's outcome and the bug table -----------------------------------
+    # --- utils/bug_lab/harness.py: a check's outcome and the bug table -----------------------------------
     "OK": "通过",
     "OK: {n} steps equal within {tol:g}": "通过：{n} 步都在容差 {tol:g} 以内一致",
     "diverges at step {step} (position {position})": "第 {step} 步（位置 {position}）出现偏差",
@@ -190,7 +190,7 @@ MESSAGES: dict[str, str] = {
     "cache holds activations": "缓存存的是激活值",
     "hash the state_dict": "对 state_dict 做哈希",
     "hashes equal: {equal}": "哈希相同：{equal}",
-    # utils/bugs.py BUGS: title, symptom, cause, check (the titles also label the bug lab's figure and panel)
+    # utils/bug_lab/catalogue.py BUGS: title, symptom, cause, check (the titles also label the bug lab's figure and panel)
     "Position ids restart at 0": "位置编号从 0 重新开始",
     "prefill OK, decode wrong": "预填充正常，解码出错",
     "new token's RoPE position = 0": "新 token 的 RoPE 位置为 0",
@@ -222,7 +222,7 @@ MESSAGES: dict[str, str] = {
     "row i keeps old beam i": "第 i 行还是旧的第 i 个束",
     "cache.reorder(parents)": "`cache.reorder(parents)`",
 
-    # --- utils/mysteries.py: diagnose() and the probe ---------------------------------------------
+    # --- utils/bug_lab/mysteries.py: diagnose() and the probe ---------------------------------------------
     "✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.":
         "✓ 谜题 {n} 就是 '{word}'：{title}。原因：{cause}；检查：{check}。",
     "✗ not '{word}'. Mystery {n} is '{answer}': {title} ({cause}). "

@@ -41,7 +41,7 @@ def plot_bug_divergence(curves: dict, tol: float, title: str | None = None):
 
 
 def plot_bug_overview(results, tol: float, title: str | None = None):
-    """One row per bug of ``utils.bugs.run_all``'s ``results``, one column per step.
+    """One row per bug of ``utils.bug_lab.run_all``'s ``results``, one column per step.
 
     Colour: log10 of max |cached - recomputed| (green at or below ``tol``, red far above). Where
     torch raised instead, the cell says "raises" and later steps are empty. The first step past

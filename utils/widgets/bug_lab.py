@@ -31,7 +31,7 @@ def _prose(text: str) -> str:
 class BugLabPanel(Panel):
     """07 · Bug lab: pick a bug, switch its fix on and off, watch the recompute check.
 
-    Controls: the bug (``utils.bugs.BUGS``) and "apply the fix". Shows the diff from the broken to
+    Controls: the bug (``utils.bug_lab.BUGS``) and "apply the fix". Shows the diff from the broken to
     the fixed code, the check's verdict (first diverging step and position, or the error torch
     raised) and the per-step logit differences. Every (bug, fix) result is computed once, then reused.
     """

@@ -144,14 +144,13 @@ def test_the_bound_figure_draws_both_roofs_and_the_ridge():
 
 # --- staggered arrivals, served three ways on replayed costs ------------------------------------
 
-from utils.arrivals import POLICIES, poisson_arrivals, serve  # noqa: E402
-from utils.batch_engine import ReplayEngine, StepCosts  # noqa: E402
+from utils.serving import POLICIES, PaddedBatchEngine, StepCostModel, Workload, poisson_arrivals, serve  # noqa: E402
 from utils.widgets.metrics import MAX_BATCH_CHOICES, RATE_CHOICES, TIMEOUT_CHOICES_MS, ArrivalsPanel  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
-COSTS = StepCosts(prefill_fixed_s=6e-4, prefill_per_token_s=7e-5, decode_fixed_s=4e-4, decode_per_row_s=1e-4,
-                  sample_s=1e-5, join_s=3e-4, leave_s=2e-6)
+COSTS = StepCostModel(fixed=1e-5, per_forward=5e-4, per_row=1e-4, per_token=7e-5,
+                      decode_by_rows=((1, 6e-4), (2, 6.5e-4), (4, 9e-4)))
 LENS, NEW = [8, 40, 17, 25, 48, 9, 30, 12, 44, 20], [10, 3, 25, 40, 8, 16, 1, 33, 12, 20]
 
 
@@ -167,9 +166,10 @@ def test_arrivals_state_is_the_schedule_of_each_policy(arrivals_panel):
     _ok(s)
     arrival = poisson_arrivals(len(NEW), 200, seed=2)
     for p in POLICIES:
-        want = serve(ReplayEngine(COSTS, LENS), NEW, arrival, p, max_batch=4, timeout_s=0.05).summary()
+        engine = PaddedBatchEngine(None, policy=p, max_batch=4, timeout_s=0.05, costs=COSTS)
+        want = serve(engine, Workload([[0] * n for n in LENS], NEW), arrival).summary()
         got = s["runs"][p]
-        assert all(got[k] == pytest.approx(v) for k, v in want.items() if k != "policy")
+        assert all(got[k] == pytest.approx(v) for k, v in want.items() if k != "name")
         assert got["arrival_s"] == arrival
     html_text = arrivals_panel.html.value
     assert all(name in html_text for name in ("one at a time (FIFO)", "static batches", "continuous batching"))
@@ -202,3 +202,7 @@ def test_the_same_rate_gives_the_same_schedule_and_a_bad_workload_is_refused():
     assert a.state["runs"]["continuous"]["token_times"] == b.state["runs"]["continuous"]["token_times"]
     with pytest.raises(ValueError, match="one prompt length per request"):
         ArrivalsPanel(COSTS, LENS, NEW[:-1])
+    with pytest.raises(ValueError, match="prompt_lens"):
+        ArrivalsPanel(COSTS, [4, 0], [2, 2])
+    with pytest.raises(ValueError, match="StepCostModel"):
+        ArrivalsPanel("fast", LENS, NEW)

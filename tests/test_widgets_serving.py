@@ -7,8 +7,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from utils.arrivals import Workload, poisson_arrivals, random_workload  # noqa: E402
-from utils.serving import Engine, StepCostModel  # noqa: E402
+from utils.serving import PagedEngine, StepCostModel, Workload, poisson_arrivals, random_workload  # noqa: E402
 from utils.widgets import EngineTimelinePanel  # noqa: E402
 from utils.widgets.serving import (  # noqa: E402
     BUDGET_CHOICES, CHUNK_CHOICES, FIT_SETTINGS, RATE_CHOICES, fit_step_costs,
@@ -43,8 +42,8 @@ def panel(course):
 
 
 def _replay(cfg, rate, budget, chunk, seed=1):
-    engine = Engine(cfg, n_blocks=64, block_size=16, max_batch=8, max_batch_tokens=budget, prefill_chunk=chunk,
-                    costs=COSTS)
+    engine = PagedEngine(cfg, n_blocks=64, block_size=16, max_batch=8, max_batch_tokens=budget, prefill_chunk=chunk,
+                         costs=COSTS)
     for p, n, t in zip(WORK.prompts, WORK.max_new_tokens, poisson_arrivals(len(WORK), rate, seed)):
         engine.add_request(p, n, arrival_time=t)
     return engine.run()
@@ -120,7 +119,7 @@ def test_costs_are_fitted_to_a_real_run_when_none_are_given(course):
     model, _ = course
     small = Workload(WORK.prompts[:6], WORK.max_new_tokens[:6])
     costs, runs = fit_step_costs(model, small, rate=500.0)
-    assert isinstance(costs, StepCostModel) and costs.seconds(4, 16) > 0
+    assert isinstance(costs, StepCostModel) and costs.seconds(4, 16) > 0 and costs.decode_by_rows  # means kept
     assert list(runs) == list(FIT_SETTINGS) and all(r.tokens == runs[list(runs)[0]].tokens for r in runs.values())
     p = no_plot(EngineTimelinePanel(model, small))
     _ok(p.state)

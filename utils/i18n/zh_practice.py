@@ -1,7 +1,8 @@
-"""Chinese catalogue part: screen_b, the figures and panels of notebooks 05 to 08 (see utils/i18n/__init__.py).
+"""Chinese catalogue part: notebooks 05 to 08 (sampling, metrics, the bug lab, beyond the basics),
+the text of their figures and panels (see utils/i18n/__init__.py).
 
 utils/plots/{sampling,metrics,bug_lab,beyond}.py and utils/widgets/{sampling,metrics,bug_lab,beyond}.py.
-The bug titles, symptoms, causes and fixes these show come from utils/bugs.py: their Chinese is in zh_exercises.py.
+The bug titles, symptoms, causes and fixes these show come from utils/bug_lab/catalogue.py: their Chinese is in zh_exercises.py.
 """
 
 MESSAGES: dict[str, str] = {

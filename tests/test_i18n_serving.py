@@ -15,10 +15,9 @@ import matplotlib.text  # noqa: E402
 
 import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
-from utils.arrivals import random_workload  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
-from utils.serving import Engine, StepCostModel  # noqa: E402
+from utils.serving import PagedEngine, StepCostModel, random_workload  # noqa: E402
 from utils.widgets import EngineTimelinePanel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +83,8 @@ def chinese():
 
 
 def _steps(chunk):
-    engine = Engine(COURSE_CONFIG, n_blocks=6, block_size=16, max_batch_tokens=32, prefill_chunk=chunk,
-                    costs=COSTS)
+    engine = PagedEngine(COURSE_CONFIG, n_blocks=6, block_size=16, max_batch_tokens=32, prefill_chunk=chunk,
+                         costs=COSTS)
     for p, n in zip(WORK.prompts, WORK.max_new_tokens):
         engine.add_request(p, n)
     return engine.run().steps

@@ -1,4 +1,4 @@
-"""Notebooks 05 to 08's figures and panels in Chinese (part b of the screen text): after
+"""Notebooks 05 to 08's figures and panels in Chinese: after
 ``set_language("zh")`` every label, title, legend, tick word and panel text is Chinese, with no
 missing glyph; symbols, code names, units and the caller's own data may stay as they are."""
 import re
@@ -19,7 +19,7 @@ from i18n_support import chinese_screen, english_left, figure_texts, panel_texts
 from test_fonts import WORDS, _schedule, _stats  # noqa: E402
 from utils import load_course_model  # noqa: E402
 from utils import bug_lab as bugs
-from utils.batch_engine import StepCosts  # noqa: E402
+from utils.serving import StepCostModel  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import BugLabPanel, DecodeBoundPanel, SamplingPanel, SlidingWindowPanel  # noqa: E402
 from utils.widgets.metrics import HARDWARE_BANDWIDTH_GBPS, POLICY_NAMES, ArrivalsPanel  # noqa: E402
@@ -172,8 +172,7 @@ def test_decode_bound_panel_is_chinese():
 
 
 def test_arrivals_panel_is_chinese():
-    costs = StepCosts(prefill_fixed_s=6e-4, prefill_per_token_s=7e-5, decode_fixed_s=4e-4, decode_per_row_s=1e-4,
-                      sample_s=1e-5, join_s=3e-4, leave_s=2e-6)
+    costs = StepCostModel(fixed=1e-5, per_forward=5e-4, per_row=1e-4, per_token=7e-5)
     panel = ArrivalsPanel(costs, [8, 40, 17, 25], [10, 3, 25, 40], seed=2)
     texts = _moved(panel, [("rate", 1000), ("max_batch", 2), ("timeout_ms", 0)])
     assert english(texts) == []
