@@ -74,3 +74,44 @@ def test_ends_with_summary_questions_and_next_link(path):
 
 def test_readme_course_map_is_generated_from_utils_series():
     assert nbsync.sync_readme(check=True) is False, "run `python tools/nbsync.py`"
+
+
+def test_readme_names_every_module_and_wing_of_the_package():
+    import package_map
+
+    package_map.check_rooms()  # every module on disk is placed in a ring, every placed room exists
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- package-map:start -->", 1)[1].split("<!-- package-map:end -->", 1)[0]
+    missing = sorted(m for m in package_map.modules_on_disk() if f"(utils/{m})" not in block)
+    assert not missing, f"the README's package map does not name {missing}: run `python tools/nbsync.py`"
+
+
+def test_a_module_the_map_does_not_place_stops_the_build(tmp_path, monkeypatch):
+    import package_map
+
+    (tmp_path / "new_module.py").write_text('"""Something new."""\n')
+    (tmp_path / "__init__.py").write_text('"""The face."""\n')
+    monkeypatch.setattr(package_map, "UTILS", tmp_path)
+    monkeypatch.setattr(package_map, "ROOMS", [("1", "the engine", ["other.py"])])
+    with pytest.raises(ValueError, match=r"not placed \['new_module.py'\], not on disk \['other.py'\]"):
+        package_map.package_map()
+
+
+def test_imports_point_inward_across_the_rings_of_the_package():
+    """The rings of the README's package map hold: no module imports one of an outer ring (the engine
+    never imports the serving wing, a plot, the quiz...), inside a function or not."""
+    import package_map
+
+    assert package_map.imports_outward() == []
+
+
+def test_an_engine_module_importing_the_screen_is_caught(tmp_path, monkeypatch):
+    import package_map
+
+    utils = tmp_path / "utils"
+    (utils / "plots").mkdir(parents=True)
+    (utils / "plots" / "__init__.py").write_text("", encoding="utf-8")
+    (utils / "model.py").write_text("def f():\n    from .plots import new_figure\n", encoding="utf-8")
+    monkeypatch.setattr(package_map, "UTILS", utils)
+    monkeypatch.setattr(package_map, "ROOMS", [("1", "the engine", ["model.py"]), ("3", "the screen", ["plots/"])])
+    assert package_map.imports_outward() == ["utils.model (ring 1) -> utils.plots (ring 3)"]

@@ -6,8 +6,9 @@ Rewrites, in place, the Colab badge line of each notebook's first (title) cell a
 setup cell (the first code cell, starting with "# Course setup"), in English and in the Chinese
 twins of notebooks/zh/ (their badge opens the twin, their setup cell says set_language("zh")),
 each lesson's line of links to its two notebooks, and the course-map table of
-README.md (between its course-map markers) and the engine's reading order with each file's
-length (between its reading-order markers). With --check, changes nothing and exits 1 if
+README.md (between its course-map markers), the engine's reading order with each file's
+length (between its reading-order markers) and the map of every module (tools/package_map.py, between its
+package-map markers). With --check, changes nothing and exits 1 if
 anything is out of step. `make notebooks` runs it first.
 """
 from __future__ import annotations
@@ -19,6 +20,8 @@ import nbformat
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from package_map import package_map  # noqa: E402
 from utils.series import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
                           colab_url, github_url, notebook_language, notebook_path,
                           setup_cell_source)
@@ -26,6 +29,7 @@ from utils.series import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_bad
 README = REPO_ROOT / "README.md"
 MAP_START, MAP_END = "<!-- course-map:start -->", "<!-- course-map:end -->"
 ORDER_START, ORDER_END = "<!-- reading-order:start -->", "<!-- reading-order:end -->"
+PACKAGE_START, PACKAGE_END = "<!-- package-map:start -->", "<!-- package-map:end -->"
 
 # The engine, in the order to read it, and what each file holds.
 READING_ORDER = [
@@ -99,10 +103,37 @@ def sync_lessons(check: bool) -> bool:
 NAMES_INDEX = REPO_ROOT / "utils" / "data" / "notebook_names.json"
 
 
+def bound_names(tree) -> list[str]:
+    """Every name a cell binds in the kernel, in order: assignments (plain, augmented, annotated, the walrus),
+    imports, functions, classes, loop, ``with`` and ``except`` targets, at the top level or inside ``if``,
+    ``for``, ``while``, ``with`` and ``try`` blocks. Not a function's or a comprehension's own locals: they
+    never reach the kernel (a walrus inside a comprehension does, and is counted)."""
+    import ast
+
+    names: list[str] = []
+
+    def visit(node) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)  # its body is its own scope
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.extend((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            names.extend(n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+        elif not isinstance(node, ast.Lambda):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.append(node.id)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                names.append(node.name)
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+    visit(tree)
+    return names
+
+
 def defined_names(nb: nbformat.NotebookNode) -> dict:
     """``{"sections": [heading, ...], "names": {name: index of the section of the cell that first defines it}}``
-    over the notebook's code cells (top-level assignments, imports, functions, classes, loop and with
-    targets; the setup cell's aside)."""
+    over the notebook's code cells (every name a cell binds, ``bound_names``; the setup cell's aside)."""
     import ast
 
     found: dict[str, int] = {}
@@ -120,19 +151,9 @@ def defined_names(nb: nbformat.NotebookNode) -> dict:
                                        for line in cell.source.splitlines()))
         except SyntaxError:
             continue
-        for node in tree.body:
-            targets = []
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.For, ast.With)):
-                parts = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if not isinstance(node, ast.With) else [i.optional_vars for i in node.items]
-                targets = [n.id for t in parts if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)]
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                targets = [(a.asname or a.name).split(".")[0] for a in node.names]
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                targets = [node.name]
-            for name in targets:
-                if not name.startswith("_") and name not in found:
-                    found[name] = len(sections) - 1
+        for name in bound_names(tree):
+            if not name.startswith("_") and name not in found:
+                found[name] = len(sections) - 1
     return {"sections": sections, "names": found}
 
 
@@ -170,7 +191,8 @@ def sync_readme(check: bool) -> bool:
     """Rewrite the generated blocks of README.md; return True if one was out of step."""
     text = README.read_text(encoding="utf-8")
     new = text
-    for start, end, body in ((MAP_START, MAP_END, course_map()), (ORDER_START, ORDER_END, reading_order())):
+    for start, end, body in ((MAP_START, MAP_END, course_map()), (ORDER_START, ORDER_END, reading_order()),
+                             (PACKAGE_START, PACKAGE_END, package_map())):
         if start not in new or end not in new:
             print(f"README.md: no {start} ... {end} markers")
             return True
@@ -178,7 +200,7 @@ def sync_readme(check: bool) -> bool:
         _, tail = rest.split(end, 1)
         new = f"{head}{start}\n{body}\n{end}{tail}"
     if new != text:
-        print("README.md: a generated block (course map, reading order) is out of date")
+        print("README.md: a generated block (course map, reading order, package map) is out of date")
         if not check:
             README.write_text(new, encoding="utf-8")
         return True
