@@ -34,9 +34,9 @@ def zh():
 
 def _no_english(texts) -> list[str]:
     """``english_left``, where code may stay: in <code> (a `span` the widget renders), or a name written with a
-    dot (cache.seq_len, torch.equal); and the diagnosis words notebook 07 accepts (VOCABULARY: position,
-    axis...) and "bug", as the Chinese lessons write it."""
-    kept = "|".join(["bug", *VOCABULARY])
+    dot (cache.seq_len, torch.equal); the diagnosis words notebook 07 accepts (VOCABULARY: position,
+    axis...) and "bug", as the Chinese lessons write it; and the unit tokens/s, as notebook 06 writes it."""
+    kept = "|".join(["bug", "tokens(?=/s)", *VOCABULARY])
     code = r"<code>.*?</code>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
     cleaned = [re.sub(rf"(?<![A-Za-z])(?:{kept})(?![A-Za-z0-9_])", "", re.sub(code, "", str(t)), flags=re.I)
                for t in texts]
@@ -115,7 +115,7 @@ def test_the_tolerance_and_the_diagnoses_read_the_same_in_chinese():
     several = next(q for q in bank() if "从第一个解码步起就出现偏差" in q.prompt)
     assert "好几种" in several.answer and all(f"{w}：第 1 步" in several.explanation for w in STEP1_BUGS)
     window = next(q for q in bank() if "下一个 token 的 RoPE 位置" in q.prompt)
-    assert "驱逐" in window.explanation and "截断" not in window.explanation
+    assert "淘汰" in window.explanation and "截断" not in window.explanation  # eviction: 淘汰, as notebook 13 says
 
 
 def test_a_question_from_outside_the_bank_stays_as_it_is(zh):

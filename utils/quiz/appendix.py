@@ -85,16 +85,19 @@ def _chunk_why() -> dict[str, str]:
     return {"en": f"Decode first: the {_DECODING} running requests take 1 token each, which leaves {left} of the "
                   f"{_BUDGET}. The prompt then gets min({_PROMPT}, prefill_chunk {_CHUNK}, {left}) = {chunk} tokens "
                   "(the engine's scheduler, replayed).",
-            "zh": f"先排解码：{_DECODING} 个请求各占 1 个 token，{_BUDGET} 个里还剩 {left} 个。提示词再拿 "
+            "zh": f"先排解码：{_DECODING} 个请求各占 1 个 token，{_BUDGET} 个 token 的预算还剩 {left} 个。提示词再拿 "
                   f"min({_PROMPT}, prefill_chunk {_CHUNK}, {left}) = {chunk} 个 token（由引擎的调度器回放得出）。"}
 
 
 def _round_why() -> dict[str, str]:
     n = expected_tokens_per_round(_ALPHA, _K)
-    return {"en": f"The accepted prefix has i tokens with probability {_ALPHA}^i (times a refusal after it), and the "
-                  f"target always adds one of its own: 1 + {_ALPHA} + {_ALPHA}^2 = {n:g} tokens per target pass.",
-            "zh": f"被接受的前缀有 i 个 token 的概率是 {_ALPHA}^i（再乘上之后被拒绝的概率），目标模型总会再补上一个自己的 token："
-                  f"1 + {_ALPHA} + {_ALPHA}^2 = {n:g}，这是每次目标模型前向得到的 token 数。"}
+    powers = [f"{_ALPHA}" if i == 1 else f"{_ALPHA}^{i}" for i in range(1, _K + 1)]  # P(draft token i is kept)
+    return {"en": f"Draft token i (i = 1..{_K}) is kept only if it and every draft before it are accepted: probability "
+                  f"{_ALPHA}^i. So the accepted prefix is {' + '.join(powers)} tokens long on average, and the target "
+                  f"always adds one token of its own: 1 + {' + '.join(powers)} = {n:g} tokens per target pass.",
+            "zh": f"第 i 个草稿 token（i = 1..{_K}）只有在它和它前面的草稿全部被接受时才会留下，概率是 {_ALPHA}^i。所以被接受的"
+                  f"前缀平均有 {' + '.join(powers)} 个 token，再加上目标模型自己总会补上的一个：1 + {' + '.join(powers)} = "
+                  f"{n:g}，这就是每次目标模型前向平均得到的 token 数。"}
 
 
 def _bits_why() -> dict[str, str]:
@@ -110,23 +113,23 @@ APPENDIX: list[Question] = [
     ask(10, "fill",
         prompt={"en": f"A request's block table is {_TABLE} and blocks hold {_BLOCK} tokens. Which pool slot (block "
                       f"id × block size + offset) holds its token {_TOKEN} (0-based)?",
-                "zh": f"某个请求的块表是 {_TABLE}，每个块放 {_BLOCK} 个 token。它的第 {_TOKEN} 个 token（从 0 数）存在池里的"
+                "zh": f"某个请求的块表是 {_TABLE}，每个块放 {_BLOCK} 个 token。它的第 {_TOKEN} 个 token（从 0 开始计）存在池里的"
                       "哪个槽位（块编号 × 块大小 + 块内偏移）？"},
         answer=slot_of_token,
         why=_slot_why),
     ask(10, "truefalse",
         prompt={"en": "With prefix caching, a request whose whole prompt is already cached needs no forward pass "
                       "before its first new token.",
-                "zh": "开了前缀缓存后，如果一个请求的整个提示词都已在缓存里，它在生成第一个新 token 之前就不需要任何前向计算。"},
+                "zh": "开启前缀缓存后，如果一个请求的整条提示词都已在缓存里，那么在得到第一个新 token 之前，它不需要做任何前向计算。"},
         answer=False,
         why={"en": "The cache holds K and V, not logits. The first new token needs the logits of the last prompt "
-                   "token, so that token is run again (its K/V written into a private copy of the shared block). "
-                   "Skipping it is a known bug of teaching engines.",
+                   "token, so that token runs again (its K/V go into a private copy of the last block, since a shared "
+                   "block is never written). Skipping the whole prompt is a bug teaching engines easily make.",
              "zh": "缓存里存的是 K 和 V，不是 logits。第一个新 token 要用最后一个提示词 token 的 logits，所以这个 token 必须再算一遍"
-                   "（它的 K/V 写进共享块的一份私有副本）。跳过它是教学用推理引擎里的一个常见 bug。"}),
+                   "（它的 K/V 写进最后一个块的私有副本，因为共享的块从不被写入）。跳过整条提示词，是教学用推理引擎很容易犯的 bug。"}),
     ask(10, "choice",
         prompt={"en": "Request A must write its next token into a partly filled block that request B also holds "
-                      "(their reference count is 2). What does the paged cache do?",
+                      "(the block's reference count is 2). What does the paged cache do?",
                 "zh": "请求 A 要把下一个 token 写进一个没写满、请求 B 也持有的块（引用计数为 2）。分页缓存会怎么做？"},
         options={"en": ("copy the block for A, then write into the copy", "write into the shared block",
                         "free B's reference first", "raise an error"),
@@ -151,22 +154,23 @@ APPENDIX: list[Question] = [
         prompt={"en": f"The serving engine runs one iteration with max_batch_tokens = {_BUDGET} and prefill_chunk = "
                       f"{_CHUNK}. {_DECODING} requests are decoding and a {_PROMPT}-token prompt is waiting. How many "
                       "of its prompt tokens are prefilled in this iteration?",
-                "zh": f"推理服务引擎跑一轮迭代，max_batch_tokens = {_BUDGET}，prefill_chunk = {_CHUNK}。有 {_DECODING} "
-                      f"个请求正在解码，一个 {_PROMPT} 个 token 的提示词在排队。这一轮会预填充它多少个提示词 token？"},
+                "zh": f"推理服务引擎跑一次迭代，max_batch_tokens = {_BUDGET}，prefill_chunk = {_CHUNK}。有 {_DECODING} "
+                      f"个请求正在解码，一条 {_PROMPT} 个 token 的提示词在排队。这次迭代会预填充它的多少个提示词 token？"},
         answer=chunk_this_iteration,
         why=_chunk_why),
     ask(11, "truefalse",
         prompt={"en": "Chunked prefill lowers the time to first token of the long prompt that is chunked.",
-                "zh": "分块预填充能降低被分块的那个长提示词的首 token 延迟（TTFT）。"},
+                "zh": "分块预填充能降低被分块的那条长提示词的首 token 延迟（TTFT）。"},
         answer=False,
-        why={"en": "It raises it a little: the prompt now spreads over several iterations, each shared with the "
-                   "decodes. What it buys is a bounded stall for the requests already decoding (their inter-token "
-                   "latency).",
-             "zh": "反而会略升：这个提示词要分摊到好几轮迭代里，每轮还要和解码共用预算。它换来的是正在解码的请求只会被短暂卡一下"
-                   "（它们的 token 间延迟有上限）。"}),
+        why={"en": "It raises it, several times over in notebook 11's measurement: the prompt is spread over several "
+                   "iterations, and each of them pays a forward pass's fixed cost and shares the token budget with the "
+                   "decodes. What chunking buys is a bounded stall for the requests already decoding (their "
+                   "inter-token latency).",
+             "zh": "不降反升，笔记本 11 实测是不分块时的好几倍：这条提示词被摊到好几次迭代里，每次迭代都要付一次前向传播的固定开销，"
+                   "还要和解码共用 token 预算。分块换来的是正在解码的请求每次只会被卡住一小会儿（它们的 token 间延迟有了上限）。"}),
     ask(11, "choice",
         prompt={"en": "The block pool runs out while running requests decode. What does the engine of notebook 11 do?",
-                "zh": "正在解码时块池用完了，第 11 本笔记本里的引擎会怎么做？"},
+                "zh": "请求正在解码时块池用完了，笔记本 11 里的引擎会怎么做？"},
         options={"en": ("preempt the request admitted last and recompute it later", "drop the request",
                         "stop every request", "write the blocks to disk"),
                  "zh": ("抢占最后被接纳的请求，之后重算", "丢弃这个请求", "停掉所有请求", "把块写到磁盘")},
@@ -181,14 +185,14 @@ APPENDIX: list[Question] = [
         answer=True,
         why={"en": "Batching changes when a request's tokens are computed, not what they are: notebook 11 checks "
                    "every request against its solo run, with chunks, joins, leaves and preemption.",
-             "zh": "批处理改变的是请求的 token 什么时候算，而不是算出来是什么：第 11 本笔记本在分块、中途加入和离开、抢占的情况下，"
-                   "逐个请求和单独运行的结果做了对比。"}),
+             "zh": "批处理改变的是请求的 token 什么时候算，而不是算出来是什么：笔记本 11 在分块、中途加入和离开、抢占的情况下，"
+                   "把每个请求都和它单独运行的结果逐一做了对比。"}),
     # 12 · speculative decoding
     ask(12, "fill",
         prompt={"en": f"In speculative decoding each draft token is accepted with probability {_ALPHA} "
                       f"(independently) and the draft proposes k = {_K}. How many tokens does one round add on average?",
                 "zh": f"推测解码中，每个草稿 token 被接受的概率是 {_ALPHA}（相互独立），草稿一次提出 k = {_K} 个。"
-                      "一轮平均能加几个 token？"},
+                      "平均每轮能新增几个 token？"},
         answer=lambda: expected_tokens_per_round(_ALPHA, _K),
         why=_round_why),
     ask(12, "truefalse",
@@ -198,7 +202,7 @@ APPENDIX: list[Question] = [
         why={"en": "Every kept draft token equals the target's own argmax at that position, and the extra token is "
                    "the target's pick: the output is the target's greedy output (up to float rounding); the draft only "
                    "changes how many target passes it takes.",
-             "zh": "留下的每个草稿 token 都等于目标模型在该位置的 argmax，额外那个 token 也是目标模型选的：输出就是目标模型的贪心输出"
+             "zh": "被接受的每个草稿 token 都等于目标模型在该位置的 argmax，额外那个 token 也是目标模型选的：输出就是目标模型的贪心输出"
                    "（浮点舍入误差之内）。草稿只影响需要几次目标模型前向。"}),
     ask(12, "choice",
         prompt={"en": "The target refuses draft token 3 of 4. What must happen to the two KV caches before the next "
@@ -209,10 +213,12 @@ APPENDIX: list[Question] = [
                  "zh": ("都裁回到已接受的 token", "只裁草稿模型的缓存", "不用管：下一轮会覆盖它们", "都从提示词开始重建")},
         answer=0,
         why={"en": "Both caches hold K/V of draft tokens that are not part of the text any more (the target's for all "
-                   "four, the draft's for its own proposals). Left there, the next round would attend to them at "
-                   "positions that now hold other tokens: notebook 12 shows the tokens drift.",
-             "zh": "两个缓存里都存着已经不属于文本的草稿 token 的 K/V（目标模型四个都有，草稿模型有它自己提出的那些）。留着不管，"
-                   "下一轮会在这些位置已换成别的 token 的情况下还去关注它们：第 12 本笔记本演示了输出随之跑偏。"}),
+                   "four, the draft's for those it ran). Left in the target's cache, they are attended to in the next "
+                   "round and push every new token's position past them: notebook 12 shows the text drift from the "
+                   "target's own run. Left in the draft's, they only make its proposals worse, so it is cropped too.",
+             "zh": "两个缓存里都存着已经不属于文本的草稿 token 的 K/V（目标模型的缓存里四个都有，草稿模型的缓存里有它跑过的那几个）。"
+                   "目标模型的缓存不裁，下一轮就会关注这些 K/V，新 token 的位置也会排到它们后面：笔记本 12 演示了输出随之偏离目标模型"
+                   "自己的结果。草稿模型的缓存不裁，只会让它的提议变差，所以也一起裁掉。"}),
     ask(12, "choice",
         prompt={"en": "On this course's CPU, speculative decoding with the small draft can be slower than plain greedy "
                       "decoding. Why?",
@@ -224,23 +230,24 @@ APPENDIX: list[Question] = [
         answer=0,
         why={"en": "A round costs k draft passes plus one target pass. The speed-up needs target passes that are much "
                    "dearer than draft passes (a large model on a GPU, where a decode pass is bound by reading the "
-                   "weights and scoring k + 1 tokens costs about one pass); here both are small and k draft passes "
-                   "eat the saving.",
-             "zh": "一轮的开销是 k 次草稿前向加一次目标前向。要有加速，目标模型的前向必须比草稿的贵得多（GPU 上的大模型：解码受限于"
-                   "读权重，给 k + 1 个 token 打分的开销约等于一次前向）；这里两个模型都很小，k 次草稿前向就把省下的时间吃掉了。"}),
+                   "weights, so scoring k + 1 tokens costs about as much as a pass over one); here both are small and k "
+                   "draft passes eat the saving.",
+             "zh": "一轮的开销是 k 次草稿前向加一次目标前向。要有加速，目标模型的前向必须比草稿的贵得多（比如 GPU 上的大模型：解码的"
+                   "瓶颈在读权重，一次前向给 k + 1 个 token 打分，开销和只算一个 token 差不多）；这里两个模型都很小，k 次草稿前向就把"
+                   "省下的时间吃掉了。"}),
     # 13 · a smaller KV cache
     ask(13, "fill",
         prompt={"en": f"Values are quantized to {_BITS} bits in groups of d_h = {_D_H} channels (one group per token "
                       "and head), with a float16 scale and a float16 minimum per group. How many bits does one value "
                       "take on average?",
                 "zh": f"把值量化成 {_BITS} 位，每组是 d_h = {_D_H} 个通道（每个 token 每个头一组），每组另存一个 float16 "
-                      "缩放系数和一个float16 最小值。平均每个值占多少位？"},
+                      "缩放系数和一个 float16 最小值。平均每个值占多少位？"},
         answer=bits_per_value,
         why=_bits_why),
     ask(13, "truefalse",
         prompt={"en": "With attention sinks and a recent window, the next token's RoPE position is the number of "
                       "positions stored in the cache.",
-                "zh": "保留注意力汇聚点加最近窗口时，下一个 token 的 RoPE 位置等于缓存里存的位置数。"},
+                "zh": "缓存只保留注意力汇聚点和最近窗口时，下一个 token 的 RoPE 位置等于缓存里存的位置数。"},
         answer=False,
         why={"en": "It is the number of tokens seen. The kept keys were rotated at their own positions when they were "
                    "cached; a new token rotated at the cache's length would stand, for RoPE, before the recent keys "
@@ -264,8 +271,10 @@ APPENDIX: list[Question] = [
                       f"tolerance {TOL:g}.",
                 "zh": f"8 位量化的 KV 缓存给出的 logits 与全精度缓存相差在课程容差 {TOL:g} 以内。"},
         answer=False,
-        why={"en": "Close, not exact: each value comes back within half a quantization step. Notebook 13 measures the "
-                   "logit difference, the greedy-match rate and the held-out loss: small at 8 bits, larger at 4.",
-             "zh": "只是接近，不是完全相同：每个值读回来时误差在半个量化步长之内。第 13 本笔记本测了 logits 差值、贪心一致率和"
-                   "留出集损失：8 位时很小，4 位时更大。"}),
+        why={"en": "Close, not exact: each value comes back within about half a quantization step (plus the float16 "
+                   "rounding of the scale and the minimum), and no quantized setting gives back the exact logits. "
+                   "Notebook 13 measures the logit difference, the greedy-match rate and the held-out loss: small at "
+                   "8 bits, larger at 4.",
+             "zh": "只是接近，并不精确：每个值读回来的误差大约在半个量化步长之内（另有缩放系数和最小值的 float16 舍入），任何量化设置"
+                   "都给不出与精确缓存相同的 logits。笔记本 13 测了 logits 差值、贪心一致率和留出集损失：8 位时很小，4 位时更大。"}),
 ]

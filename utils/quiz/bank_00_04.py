@@ -33,10 +33,10 @@ _LAWS_ZH = ("约 1/B", "约 1，与 B 无关", "约 B", "约 B²")  # the same l
 
 def _first_position_why() -> dict[str, str]:
     p = N.first_new_position(12)
-    return {"en": "The new token's position is the cache length: after prefilling 12 tokens the cache holds "
-                  f"{p} positions, so RoPE rotates the new token as position {p}.",
+    return {"en": f"After prefilling 12 tokens the cache holds {p} positions, numbered 0 to {p - 1}. The new token's "
+                  f"position is the cache length, so RoPE rotates it as position {p}. Restarting at 0 is a classic bug.",
             "zh": f"预填充之后缓存里有 {p} 个位置，编号 0 到 {p - 1}；新 token 的位置等于缓存长度，"
-                  f"所以 RoPE 按位置 {p} 旋转它。从 0 重新计数是经典错误。"}
+                  f"所以 RoPE 按位置 {p} 旋转它。从 0 重新计数是典型的 bug。"}
 
 
 def _decode_law() -> int:
@@ -79,7 +79,7 @@ def _prefill_vs_decode_why() -> dict[str, str]:
                   "the limit), decode far below (it waits on memory).",
             "zh": f"用 utils.roofline 计算 {N.ROOF_MODEL}（float16）：{_PREFILL_LEN} 个 token 的预填充每字节做 "
                   f"{prefill:.0f} FLOPs，B = 1 的解码步只有 {decode:.1f}。GPU 的脊点（峰值 FLOP/s 除以带宽，单位 "
-                  f"FLOPs/字节）是 {listed['zh']}：预填充在脊点之上（瓶颈是运算单元），解码远在其下（在等内存）。"}
+                  f"FLOPs/字节）是 {listed['zh']}：预填充在脊点之上（瓶颈是运算单元），解码远在其下（瓶颈是访存）。"}
 
 
 def _prefill_above_decode_below() -> int:
@@ -98,7 +98,7 @@ BASICS: list[Question] = [
         answer=0,
         why={"en": "Prefill processes all prompt tokens at once (a matrix of queries) and fills the cache; decode "
                    "then adds one token per step.",
-             "zh": "预填充一次处理全部提示词 token（查询是一个矩阵），并填满缓存；之后解码每步只添加一个 token。"}),
+             "zh": "预填充一次处理全部提示词 token（查询是一个矩阵），并把各层的 K/V 写入缓存；之后解码每步只添加一个 token。"}),
     ask(0, "truefalse",
         prompt={"en": "In decode with a KV cache, only the newest token is fed to the model at each step.",
                 "zh": "在使用 KV 缓存的解码中，每一步只把最新的那个 token 送进模型。"},
@@ -137,8 +137,8 @@ BASICS: list[Question] = [
         options={"en": ("Q and K", "K and V", "Q and V", "hidden states and logits"),
                  "zh": ("Q 和 K", "K 和 V", "Q 和 V", "隐藏状态和 logits")},
         answer=1,
-        why={"en": "Keys and values of past tokens are all a new query needs; queries are recomputed for the new "
-                   "token only and never reused.",
+        why={"en": "Keys and values of past tokens are all a new query needs; queries are computed fresh for each new "
+                   "token and never reused, so caching them would only waste memory.",
              "zh": "新的查询需要的只是过去 token 的键和值；每个新 token 的查询都是现算的，从不复用，缓存它只会浪费显存。"}),
     ask(2, "fill",
         prompt={"en": f"A model with H = {N.TINY.n_heads}, H_kv = {N.TINY.n_kv_heads}, d_h = {N.TINY.head_dim} "
@@ -167,7 +167,7 @@ BASICS: list[Question] = [
                 "zh": "有了 KV 缓存，新 token 可以跳过解码器块，它的输出直接从缓存读出。"},
         answer=False,
         why={"en": "The new token still goes through every layer (attention and MLP). The cache only saves "
-                   "recomputing the history's K and V.",
+                   "recomputing the history's K and V (and running the history through the layers again).",
              "zh": "新 token 仍要经过每一层的注意力和 MLP。缓存省掉的只是重算历史 token 的 K 和 V（以及让历史再过一遍各层）。"}),
     ask(3, "fill", seed=True,
         prompt={"en": "A prompt has 12 tokens. What is the zero-based position of the first new token?",
@@ -176,12 +176,12 @@ BASICS: list[Question] = [
         why=_first_position_why),
     ask(3, "truefalse",
         prompt={"en": "In a decode step the single new query attends to every cached key (its mask row is all True).",
-                "zh": "在一个解码步中，唯一的新查询会关注每一个缓存的键（它那一行掩码全为 True）。"},
+                "zh": "在一个解码步中，新 token 的那一个查询会关注缓存里的每一个键（它那一行掩码全为 True）。"},
         answer=N.decode_row_all_true,
         why={"en": "The new token is the latest one, so every cached token lies in its past: causal_mask(1, 13), "
                    "one query over 12 cached keys + itself, is all True.",
-             "zh": "新 token 是最新的一个，所有缓存的 token 都在它之前：causal_mask(1, 13)（一个查询对 12 个缓存的键加它自己）"
-                   "全为 True。"}),
+             "zh": "新 token 是序列里最新的一个，缓存里的 token 都在它之前：causal_mask(1, 13)（一个查询，对 12 个缓存的键加上它"
+                   "自己的键）全为 True。"}),
     ask(3, "choice",
         prompt={"en": "How should cached logits be compared with full-recompute logits?",
                 "zh": "带缓存算出的 logits 应该怎样和完全重算的 logits 比较？"},
@@ -247,8 +247,9 @@ BASICS: list[Question] = [
                 "zh": "为什么 KV 缓存能让每个请求更快，却又限制了服务器能同时运行的请求数？"},
         answer={"en": "It trades memory for compute: storing every layer's K and V avoids recomputing the history "
                       "at each step (faster per token), but that memory grows with layers, batch, H_kv, sequence "
-                      "length and bytes per element, so GPU memory fills up and fewer requests fit at the same time.",
-                "zh": "它是用显存换计算。保存每一层的 K 和 V，就不必每一步都重算历史，每个 token 都更快。但这块显存随层数、批大小、"
+                      "length and bytes per element, grows with every generated token and stays allocated while the "
+                      "request runs, so GPU memory fills up and fewer requests fit at the same time.",
+                "zh": "它是用显存换计算。保存每一层的 K 和 V，就不必每一步都重算历史，每个 token 都算得更快。但这块显存随层数、批大小、"
                       "H_kv、序列长度和每个元素的字节数增长，每生成一个 token 就增长一截，而且在请求运行期间一直占着；"
                       "GPU 显存被占满，能同时容纳的请求就少了。"},
         why={"en": "Cache bytes = 2 x L x B x H_kv x T x d_h x bytes: what speeds one request up is memory that "

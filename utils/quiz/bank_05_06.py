@@ -30,7 +30,7 @@ def _tpot_why() -> dict[str, str]:
     ms = format_answer(N.tpot_ms(0.2, 1.0, 50))
     return {"en": f"TPOT counts the decode steps after the first token: 1000 ms / 50 tokens = {ms} ms. The 200 ms "
                   "are the TTFT, reported separately.",
-            "zh": f"TPOT 只算首 token 之后的解码步：1000 ms / 50 个 token = {ms} ms。那 200 ms 是 TTFT，单独报告。"}
+            "zh": f"TPOT 只算第一个 token 之后的解码步：1000 ms / 50 个 token = {ms} ms。那 200 ms 是 TTFT，单独报告。"}
 
 
 def _long_context_why() -> dict[str, str]:
@@ -48,7 +48,6 @@ def _long_context_why() -> dict[str, str]:
                   f"1 个 token，脊点批大小会是 B = {short}。"}
 
 
-
 SAMPLING_AND_METRICS: list[Question] = [
     # 05 · sampling and stopping
     ask(5, "fill",
@@ -63,7 +62,7 @@ SAMPLING_AND_METRICS: list[Question] = [
         answer=False,
         why={"en": "Caching decides how the logits are computed; sampling only decides what is picked from them. The "
                    "same cached logits can be sampled any way.",
-             "zh": "缓存决定 logits 怎么算出来；采样只决定从 logits 中挑哪个。同一份带缓存算出的 logits 可以用任何方式采样。"}),
+             "zh": "缓存决定 logits 怎么算出来；采样只决定从 logits 中挑哪个 token。同一份带缓存算出的 logits 可以用任何方式采样。"}),
     ask(5, "choice",
         prompt={"en": "A stop string such as \"cats .\" can span two tokens. How does generate detect it?",
                 "zh": "像 `cats .` 这样的停止字符串可能跨两个 token。generate 怎样发现它？"},
@@ -77,19 +76,19 @@ SAMPLING_AND_METRICS: list[Question] = [
                    "still misses a stop string that ends inside the last token (notebook 05); a search over the text's "
                    "tail catches it.",
              "zh": "token id 看不到被切在两个 token 之间的字符串，解码出的文本却看得到。endswith 检查仍会漏掉在最后一个 token "
-                   "内部结束的停止字符串（见笔记本 05）；在文本末尾一段里搜索才能抓到它。"}),
+                   "内部结束的停止字符串（见笔记本 05）；在文本末尾一段里搜索才能发现它。"}),
     ask(5, "truefalse",
         prompt={"en": "temperature = 0 means greedy decoding: always the most likely token, no randomness.",
                 "zh": "温度为 0 就是贪心解码：总是选概率最大的 token，没有随机性。"},
         answer=True,
         why={"en": "Dividing by a temperature that approaches 0 puts all mass on the argmax; sample() uses argmax "
                    "directly at 0.",
-             "zh": "温度趋近 0 时，除以它会把全部概率集中到 argmax 上；sample() 在温度为 0 时直接取 argmax。"}),
+             "zh": "温度趋近 0 时，logits 除以温度会把全部概率集中到 argmax 上；sample() 在温度为 0 时直接取 argmax。"}),
     # 06 · performance metrics
     ask(6, "fill",
         prompt={"en": "A request's first token arrives after 200 ms; the next 50 tokens take 1000 ms in total. What "
                       "is its TPOT (time per output token) in ms?",
-                "zh": "一个请求的第一个 token 在 200 ms 后到达；之后的 50 个 token 一共用了 1000 ms。它的 TPOT"
+                "zh": "请求发出 200 ms 后拿到第一个 token；之后的 50 个 token 一共用了 1000 ms。它的 TPOT"
                       "（每个输出 token 的时间）是多少 ms？"},
         answer=lambda: N.tpot_ms(0.2, 1.0, 50),
         why=_tpot_why),
@@ -111,17 +110,17 @@ SAMPLING_AND_METRICS: list[Question] = [
         answer=True,
         why={"en": "More rows per step use the hardware better (tokens/s up) but every step does more work, so each "
                    "user may wait longer per token.",
-             "zh": "每步处理更多行，硬件利用得更充分（token/s 上升），但每一步的工作量也更大，所以每个用户等每个 token 的时间可能更长。"}),
+             "zh": "每步处理更多行，硬件利用得更充分（tokens/s 上升），但每一步的工作量也更大，所以每个用户等下一个 token 的时间可能更长。"}),
     ask(6, "open",
         prompt={"en": "Why is reporting only total tokens/s not enough to judge a serving setup?",
-                "zh": "为什么只报告总的 token/s，不足以评判一套推理服务的配置？"},
+                "zh": "为什么只报告总的 tokens/s，不足以评判一套推理服务的配置？"},
         answer={"en": "A high total throughput can hide a long time to first token or a slow TPOT for each user (for "
                       "example because of large batches or queueing); report TTFT, TPOT, throughput and KV memory "
                       "together.",
                 "zh": "总吞吐量很高，也可能掩盖了每个用户很长的首 token 延迟或很慢的 TPOT（比如批太大或排队太久）；"
-                      "应当把 TTFT、TPOT、吞吐量和 KV 显存一起报告。"},
-        why={"en": "Users feel latency (TTFT, TPOT); operators pay for throughput and memory.",
-             "zh": "用户感受到的是延迟（TTFT、TPOT）；运营方要为吞吐量和显存买单。"}),
+                      "应当把 TTFT、TPOT、吞吐量和 KV 内存一起报告。"},
+        why={"en": "Users feel latency (TTFT, TPOT); operators care about throughput and memory.",
+             "zh": "用户感受到的是延迟（TTFT、TPOT）；运维关心的是吞吐量和内存。"}),
     ask(6, "fill",
         prompt={"en": f"An {_A100.name} does {_A100.peak_flops / 1e12:g} TFLOP/s (bf16, dense) and reads "
                       f"{_A100.bandwidth / 1e12:g} TB/s from its memory. What is its ridge point in FLOPs per byte? "

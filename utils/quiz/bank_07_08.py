@@ -95,8 +95,8 @@ def _next_position_why() -> dict[str, str]:
     held, seen = N.sliding_window(_WINDOW, _FED)
     return {"en": f"The position counts the tokens seen (n_seen = {seen}), not the positions stored ({held}): once a "
                   "window or eviction drops old entries, the cache length is no longer the position.",
-            "zh": f"位置按见过的 token 数来算（n_seen = {seen}），而不是按存着的位置数（{held}）：一旦窗口或驱逐丢掉了旧条目，"
-                  "缓存长度就不再等于位置。"}
+            "zh": f"位置按见过的 token 数来算（n_seen = {seen}），而不是按缓存里存的位置数（{held}）：一旦滑动窗口或淘汰丢掉了"
+                  "旧条目，缓存长度就不再等于位置。"}
 
 
 def _span_why() -> dict[str, str]:
@@ -248,5 +248,5 @@ BUG_LAB_AND_BEYOND: list[Question] = [
         answer=True,
         why={"en": "Each beam is a row of the batch (B = 4 in the sizing formula); the shared prompt could be stored "
                    "once only with extra bookkeeping (prefix sharing).",
-             "zh": "每个束是批中的一行（在缓存大小公式里 B = 4）；共享的提示词要做额外的簿记（前缀共享）才能只存一份。"}),
+             "zh": "每个束是批中的一行（在缓存大小公式里 B = 4）；共享的提示词部分，要靠额外的管理机制（前缀共享）才能只存一份。"}),
 ]

@@ -1,10 +1,10 @@
 """What the self-test's answers are computed from: small runs of the course package, on first read.
 
-The bank (``bank_00_04.py``, ``bank_05_08.py``, ``appendix.py``) states the questions; the numbers and
-observations behind their answers come from here, computed with the functions the notebooks use (a
-real prefill, ``StaticKVCache``, ``filtered_probs``, a sliding-window cache, ``utils.roofline``, the bug
-lab's broken engines). Nothing runs at import: each function builds what it needs when first called
-and keeps the result.
+The bank (``bank_00_04.py``, ``bank_05_06.py``, ``bank_07_08.py``; ``appendix.py`` computes its own)
+states the questions; the numbers and observations behind their answers come from here, computed
+with the functions the notebooks use (a real prefill, ``StaticKVCache``, ``filtered_probs``, a
+sliding-window cache, ``utils.roofline``, the bug lab's broken engines). Nothing runs at import: each
+function builds what it needs when first called and keeps the result.
 """
 from __future__ import annotations
 
