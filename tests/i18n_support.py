@@ -18,6 +18,7 @@ KEPT = {
     # the glossary keeps these in Chinese text
     "token", "logits", "softmax", "top", "argmax", "bug", "dropout",
     # units and number words
+    "tokens", "requests",  # the units tokens/s and requests/s, as the tables print them
     "ms", "us", "µs", "ns", "GiB", "MiB", "KiB", "TiB", "GB", "MB", "KB", "TB", "FLOP", "FLOPs", "bytes",
     # code names written in lower case
     "dtype", "float", "bool", "torch", "transformers", "nbval", "max", "min", "diff", "tol", "id", "ids",

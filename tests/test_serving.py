@@ -6,7 +6,7 @@ import torch
 
 from utils.generate import generate
 from utils.serving import (
-    Engine, PaddedBatchEngine, PagedEngine, Run, StepCostModel, Workload, poisson_arrivals, random_workload, serve,
+    PaddedBatchEngine, PagedEngine, Run, StepCostModel, Workload, poisson_arrivals, random_workload, serve,
 )
 
 
@@ -215,13 +215,12 @@ def test_both_engines_answer_the_same_calls_and_return_the_same_run(course):
         assert set(run.summary()) >= {"ttft_p50_s", "tpot_p95_s", "itl_p95_s", "tokens_per_s", "busy_tokens_per_s"}
 
 
-def test_engine_is_the_paged_engine_and_the_self_tests_replay_keeps_working():
+def test_the_self_tests_replay_keeps_working():
     from utils.course_model import COURSE_CONFIG
 
-    assert Engine is PagedEngine
     # the appendix's self-test: 10 one-token prompts decode while a 100-token prompt waits
-    engine = Engine(COURSE_CONFIG, n_blocks=64, block_size=16, max_batch_tokens=64, prefill_chunk=32,
-                    max_batch=11, costs=StepCostModel(1e-3, 0.0, 0.0, 0.0))
+    engine = PagedEngine(COURSE_CONFIG, n_blocks=64, block_size=16, max_batch_tokens=64, prefill_chunk=32,
+                         max_batch=11, costs=StepCostModel(1e-3, 0.0, 0.0, 0.0))
     for _ in range(10):
         engine.add_request([1], 20)
     engine.step()

@@ -395,6 +395,9 @@ FACTS: dict[str, Callable[[], str]] = {
            ("mb", r"([\d.]+) MB and"), ("gflop", r"[\d.]+ MB and\s+([\d.]+) GFLOP"), ("memory_ms", r".*?memory\s+([\d.]+) ms"),
            ("compute_ms", r".*?compute\s+([\d.]+) ms"), ("tpot_ms", r".*?TPOT >=\s+([\d.]+) ms"),
            ("bound_by", r".*?\((\w+)-bound\)"), ("tokens_per_s", r".*?<= ([\d,]+) tokens/s"))},
+    # the same bound in the Chinese lesson's words (the numbers come from the English notebook)
+    **{f"nb06_roof_b{B}_bound_by_zh": (lambda read: lambda: {"memory": "访存受限", "compute": "计算受限"}[read()])(
+        from_notebook("06_performance_metrics.ipynb", rf"B=\s*{B}: .*?\((\w+)-bound\)")) for B in (1, 64)},
     "nb06_ridge_batch": from_notebook("06_performance_metrics.ipynb", r"the two roofs cross at the ridge batch B = (\d+)"),
     "nb06_memonly_tokens_per_s": from_notebook("06_performance_metrics.ipynb", r"the memory roof alone would allow ([\d,]+) tokens/s"),
     "nb06_memonly_tflops": from_notebook("06_performance_metrics.ipynb", r"that takes ([\d.]+) TFLOP/s"),
@@ -444,16 +447,18 @@ FACTS: dict[str, Callable[[], str]] = {
        for key, pattern in (("tpot_ms", r"TPOT p50 ([\d.]+) ms"), ("no_stalls_ms", r".*?, ([\d.]+) ms without the gaps"),
                             ("fifo_ms", r".*?one at a time ([\d.]+) ms"), ("shared", r".*?sharing the steps makes (\d+%)"),
                             ("stalls", r".*?the stalls (\d+%)"))},
-    # the replayed costs: the mean decode step per row count, against a straight line through them
+    # the replayed costs: the mean decode step per row count, and StepCostModel's fitted straight line
     **{f"nb06_cost_decode_{rows}row_ms": from_notebook("06_performance_metrics.ipynb",
                                                        rf"decode step, mean per row count: .*?\b{rows}: ([\d.]+)")
        for rows in (1, 2)},
     # the most rows a decode step carried in those runs (how many depends on how the arrivals fell), and its mean
     "nb06_cost_decode_most_rows": from_notebook("06_performance_metrics.ipynb",
-                                                r"decode step, mean per row count: .*\b(\d+): [\d.]+ ms \(a straight"),
+                                                r"decode step, mean per row count: .*\b(\d+): [\d.]+ ms \(the fitted straight"),
     "nb06_cost_decode_most_ms": from_notebook("06_performance_metrics.ipynb",
-                                              r"decode step, mean per row count: .*\b\d+: ([\d.]+) ms \(a straight"),
-    "nb06_cost_line_1row_ms": from_notebook("06_performance_metrics.ipynb", r"a straight line through them says ([\d.]+) ms"),
+                                              r"decode step, mean per row count: .*\b\d+: ([\d.]+) ms \(the fitted straight"),
+    "nb06_cost_line_1row_ms": from_notebook("06_performance_metrics.ipynb", r"the fitted straight line says ([\d.]+) ms for one row"),
+    "nb06_cost_line_most_ms": from_notebook("06_performance_metrics.ipynb",
+                                            r"the fitted straight line says [\d.]+ ms for one row, ([\d.]+) ms for \d+\)"),
     "nb06_cost_join_ms": from_notebook("06_performance_metrics.ipynb", r"joining a batch ([\d.]+) ms"),
     # the roofline at the bandwidth the decode step reaches (section 5), and TPOT against max and sum of the roofs
     "nb06_kernel_gbps": from_notebook("06_performance_metrics.ipynb", r"the decode step itself reaches \(([\d.]+) GB/s"),
@@ -533,7 +538,7 @@ FACTS: dict[str, Callable[[], str]] = {
     # --- 09 ---
     "nb09_questions": from_notebook("09_self_test.ipynb", r"(?m)^(\d+) questions$"),
     **{f"nb09_questions_nb{n:02d}": from_notebook("09_self_test.ipynb", rf"(?m)^  {n:02d} · .*?(\d+) questions$")
-       for n in range(9)},
+       for n in (*range(9), *range(10, 14))},
     "nb09_kind_choice": from_notebook("09_self_test.ipynb", r"'single choice': (\d+)"),
     "nb09_kind_truefalse": from_notebook("09_self_test.ipynb", r"'true / false': (\d+)"),
     "nb09_kind_fill": from_notebook("09_self_test.ipynb", r"'fill in': (\d+)"),
@@ -602,23 +607,24 @@ FACTS: dict[str, Callable[[], str]] = {
     "nb11_tight_preemptions": from_notebook("11_continuous_batching.ipynb", r"queued at time 0: \d+ iterations, (\d+) preemptions"),
     "nb11_chunked_mixed": from_notebook("11_continuous_batching.ipynb", r"chunked\s*: \d+ iterations of [\d.]+ requests on average, (\d+) of them mixed"),
     "nb11_chunked_iterations": from_notebook("11_continuous_batching.ipynb", r"chunked\s*: (\d+) iterations"),
-    # the metrics table of section 3, one fact per cell: the engine chunked, with whole prompts, and the simulation
+    # the metrics table of section 3, one fact per cell: the paged engine chunked, with whole prompts, and notebook
+    # 06's padded engine
     **{f"nb11_{who}_{col}": from_notebook("11_continuous_batching.ipynb", rf"(?m)^{name}\s+" + r"\s*\|?\s*".join(
         r"([\d.]+)" if c == col else r"[\d.]+" for c in ("ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "itl_p50",
                                                          "itl_p95", "tokens_s", "requests_s", "busy_tokens_s")))
        for who, name in (("engine", r"paged engine \(chunked\)"), ("whole", r"paged engine \(whole prompts\)"),
-                         ("sim", r"notebook 06's simulation"))
+                         ("padded", r"notebook 06's padded engine"))
        for col in ("ttft_p50", "ttft_p95", "tpot_p50", "tpot_p95", "itl_p50", "itl_p95", "tokens_s", "requests_s",
                    "busy_tokens_s")},
     "nb11_last_arrival_ms": from_notebook("11_continuous_batching.ipynb", r"the last request arrives at (\d+) ms"),
     **{f"nb11_{who}_run_ms": from_notebook("11_continuous_batching.ipynb", rf"to the last token: .*?{name} (\d+) ms")
        for who, name in (("engine", r"paged engine \(chunked\)"), ("whole", r"paged engine \(whole prompts\)"),
-                         ("sim", r"notebook 06's simulation"))},
-    # the last (most rows) line of the decode-step comparison
-    **{f"nb11_step_{key}": from_notebook("11_continuous_batching.ipynb", r"(?s).*a decode step of " + pattern)
-       for key, pattern in (("rows", r"(\d+) rows"), ("engine_ms", r"\d+ rows, median: engine ([\d.]+) ms"),
-                            ("sim_ms", r"\d+ rows, median: .*?simulation ([\d.]+) ms"),
-                            ("ratio", r"\d+ rows, median: .*?\(([\d.]+)x\)"))},
+                         ("padded", r"notebook 06's padded engine"))},
+    # the last (most rows) line of the comparison of decode-only iterations
+    **{f"nb11_step_{key}": from_notebook("11_continuous_batching.ipynb", r"(?s).*a decode-only iteration of " + pattern)
+       for key, pattern in (("rows", r"(\d+) rows"), ("paged_ms", r"\d+ rows, median: paged engine ([\d.]+) ms"),
+                            ("padded_ms", r"\d+ rows, median: .*?padded engine ([\d.]+) ms"),
+                            ("ratio", r"\d+ rows, median: .*?\(paged / padded: ([\d.]+)\)"))},
     # section 4: a 192-token prompt arrives while 4 requests decode
     **{f"nb11_stall_{key}_{chunk}": from_notebook("11_continuous_batching.ipynb", rf"prefill_chunk = {name}\s*: " + pattern)
        for chunk, name in (("off", "None"), ("32", "32")) for key, pattern in (
@@ -631,8 +637,8 @@ FACTS: dict[str, Callable[[], str]] = {
         ("one_pass", r"iterations fitted: (\d+) with one forward pass"), ("two_pass", r"with one forward pass, (\d+) with two"),
         ("fixed", r"fitted: ([\d.]+) ms per iteration"), ("forward", r"([\d.]+) ms per forward pass"),
         ("row", r"([\d.]+) ms per decode row"), ("token", r"([\d.]+) ms per prefill token"))},
-    "nb11_replay_tpot": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tpot_p50_s ([\d.]+)"),
-    "nb11_replay_tokens": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tokens_per_s ([\d.]+)"),
+    "nb11_replay_tpot": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?TPOT p50 ([\d.]+)"),
+    "nb11_replay_tokens": from_notebook("11_continuous_batching.ipynb", r"budget 32, .*?tokens/s ([\d.]+)"),
     "nb11_hf_version": from_notebook("11_continuous_batching.ipynb", r"transformers ([\w.]+), generate_batch"),
     "nb11_hf_same": from_notebook("11_continuous_batching.ipynb", r"give the same 8 greedy tokens for every prompt: (\w+)"),
     # --- 12 ---

@@ -47,7 +47,7 @@ MESSAGES: dict[str, str] = {
     "TTFT and TPOT, with and without the KV cache": "有无 KV 缓存时的 TTFT 与 TPOT",
     "end to end: B x n / latency": "端到端：B x n / 延迟",
     "while decoding: B / TPOT": "解码期间：B / TPOT",
-    "throughput (new tokens/s, all rows)": "吞吐量（新 token/s，所有行合计）",
+    "throughput (new tokens/s, all rows)": "吞吐量（新 tokens/s，所有行合计）",
     "The server's view: throughput": "服务器视角：吞吐量",
     "latency (end to end)": "端到端延迟",
     "time (ms, log scale)": "时间（ms，对数坐标）",
@@ -63,8 +63,8 @@ MESSAGES: dict[str, str] = {
     "time (ms)": "时间（ms）",
     "{name}: TTFT p50 {p50:.1f} ms, p95 {p95:.1f} ms | {tokens:.0f} tokens/s and {requests:.0f} requests/s over "
     "the run, {busy:.0f} tokens/s while computing":
-        "{name}：TTFT p50 {p50:.1f} ms，p95 {p95:.1f} ms | 全程 {tokens:.0f} token/s、{requests:.0f} 请求/s，"
-        "计算期间 {busy:.0f} token/s",
+        "{name}：TTFT p50 {p50:.1f} ms，p95 {p95:.1f} ms | 全程 {tokens:.0f} tokens/s、{requests:.0f} requests/s，"
+        "计算期间 {busy:.0f} tokens/s",
     "The same requests, served three ways": "同一批请求，三种服务方式",
     "{part}: {ms:.2f} ms": "{part}：{ms:.2f} ms",
     "request {request}: time since it arrived (ms); TTFT = {ttft:.2f} ms":
@@ -75,11 +75,11 @@ MESSAGES: dict[str, str] = {
     "TTFT (ms, log scale)": "TTFT（ms，对数坐标）",
     "TTFT (ms)": "TTFT（ms）",
     "TPOT (ms)": "TPOT（ms）",
-    "tokens/s over the run": "全程 token/s",
+    "tokens/s over the run": "全程 tokens/s",
     "Time to first token (solid p50, dashed p95)": "首 token 延迟（实线 p50，虚线 p95）",
     "Time per output token (solid p50, dashed p95)": "每个输出 token 的时间（实线 p50，虚线 p95）",
     "Throughput": "吞吐量",
-    "arrival rate (requests/s, log scale)": "到达率（请求/s，对数坐标）",
+    "arrival rate (requests/s, log scale)": "到达率（requests/s，对数坐标）",
     "Three policies as the arrival rate grows": "到达率上升时的三种策略",
     "memory roof: B / (bytes / bandwidth)": "访存屋顶：B / (字节数 / 带宽)",
     "compute roof: B / (FLOPs / peak)": "算力屋顶：B / (FLOPs / 峰值)",
@@ -88,7 +88,7 @@ MESSAGES: dict[str, str] = {
     "at the decode step's own bandwidth: B = {B}": "按解码步实际达到的带宽：B = {B}",
     "measured: B / TPOT": "实测：B / TPOT",
     "batch size B (rows decoded together)": "批大小 B（一起解码的行数）",
-    "decode tokens/s (all rows)": "解码 token/s（所有行合计）",
+    "decode tokens/s (all rows)": "解码 tokens/s（所有行合计）",
     "Decode throughput against the roofline": "解码吞吐量与屋顶线",
     "copy\n(read + write)": "复制\n（读 + 写）",
     "reduce\n(read only)": "求和归约\n（只读）",
@@ -100,7 +100,7 @@ MESSAGES: dict[str, str] = {
     "memory roof": "访存屋顶",
     "compute roof": "算力屋顶",
     "the limit": "上限",
-    "most tokens/s (all rows)": "最高 token/s（所有行合计）",
+    "most tokens/s (all rows)": "最高 tokens/s（所有行合计）",
     "Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)": "吞吐量上限 = B / max(字节数 / 带宽, FLOPs / 峰值)",
     "weights (read once per step)": "权重（每步读一次）",
     "K/V cache (read once per row)": "K/V 缓存（每行读一次）",
@@ -147,16 +147,17 @@ MESSAGES: dict[str, str] = {
     "one at a time (FIFO)": "逐个处理（FIFO）",
     "static batches": "静态批处理",
     "continuous batching": "连续批处理",
-    "arrival rate (requests/s)": "到达率（请求/s）",
+    "arrival rate (requests/s)": "到达率（requests/s）",
     "B (most rows in a batch)": "B（一批最多几行）",
     "static: longest wait for a full batch (ms)": "静态批处理：凑满一批最多等待（ms）",
     "policy": "策略",
     "end to end p50 / p95": "端到端 p50 / p95",
-    "tokens/s": "token/s",
-    "requests/s": "请求/s",
-    "tokens/s while computing": "计算期间 token/s",
-    "percentiles: numpy's default (linear interpolation); times from per-call costs measured on this machine":
-        "百分位数按 NumPy 的默认方式（线性插值）计算；时间来自在本机测得的每次调用开销",
+    "tokens/s": "tokens/s",
+    "requests/s": "requests/s",
+    "tokens/s while computing": "计算期间 tokens/s",
+    "percentiles: numpy's default (linear interpolation); times from per-iteration costs measured on this machine "
+    "(StepCostModel)":
+        "分位数按 NumPy 的默认方式（线性插值）计算；时间来自在本机实测、按迭代拟合的开销（StepCostModel）",
     "{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms":
         "{n} 个请求，每秒到达 {rate} 个，B = {B}，静态批处理超时 {timeout} ms",
 

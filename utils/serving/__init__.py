@@ -11,7 +11,7 @@ This face only re-exports (``from utils.serving import PagedEngine, serve``). It
 * ``padded.py``       ``PaddedBatchEngine`` (notebook 06): one left-padded ``KVCache``, served one at a
                       time, in static batches or by continuous batching (``policy``);
 * ``paged_engine.py`` ``PagedEngine`` (notebook 11): continuous batching with chunked prefill, prefix
-                      caching and preemption, on a paged KV cache. ``Engine`` is another name for it.
+                      caching and preemption, on a paged KV cache.
 """
 from __future__ import annotations
 
@@ -21,5 +21,3 @@ from .engine import ServingEngine, serve  # noqa: F401
 from .padded import POLICIES, PaddedBatchEngine, stack_caches, trim_left  # noqa: F401
 from .paged_engine import PagedEngine, PagedRequest  # noqa: F401
 from .run import Request, Run  # noqa: F401
-
-Engine = PagedEngine  # the name the appendix's self-test (and older code) uses

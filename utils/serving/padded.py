@@ -15,9 +15,12 @@ padding, and each row's next position is its count of real tokens (``valid_count
 a padded ``generate``. A joining request is prefilled alone, then its K/V (or the batch's) is padded
 on the left to the longer length and the two are concatenated on the batch axis. A leaving row is
 removed with ``index_select`` (``reorder``), and columns that have become padding in every row are
-trimmed from the left. Every part of an iteration is timed (``calls`` in its record: prefill, sample,
-join or setup, decode, leave), and a request's TTFT splits into waiting, setup + prefill and the first
-sampling.
+trimmed from the left. Every part of an iteration is timed (``calls`` in its record): ``prefill`` (from
+the iteration's start: the left-padded ids, a new cache, the forward pass), ``sample``, then, once the
+first tokens exist, ``join`` (pad and concatenate into the running batch) or ``setup`` (a new batch's
+decode step), ``decode`` and ``leave``. A request's TTFT splits into waiting, setup + prefill (the
+``prefill`` call) and the first sampling; ``join`` and ``setup`` come after its first token and count in
+the gap before its second.
 """
 from __future__ import annotations
 
@@ -148,7 +151,7 @@ class PaddedBatchEngine(ServingEngine):
             t1 = time.perf_counter()
             nxt = sample(logits, 0.0)  # (b,) greedy
             t2 = time.perf_counter()
-            prefill_s, sample_s, first = t1 - t0, t2 - t1, nxt.tolist()  # the setup counts as prefill
+            prefill_s, sample_s, first = t1 - t0, t2 - t1, nxt.tolist()  # padded ids and new cache count as prefill
             rec["calls"] += [("prefill", ids.numel(), prefill_s), ("sample", len(group), sample_s)]
         self.running += group
         for r, tok in zip(group, first):

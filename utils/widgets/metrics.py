@@ -181,8 +181,8 @@ class ArrivalsPanel(Panel):
             cells = [POLICY_NAMES[p], *ms, f"{r['tokens_per_s']:,.0f}", f"{r['requests_per_s']:,.1f}",
                      f"{r['busy_tokens_per_s']:,.0f}"]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        note = tr("percentiles: numpy's default (linear interpolation); times from per-call costs measured "
-                  "on this machine")
+        note = tr("percentiles: numpy's default (linear interpolation); times from per-iteration costs measured "
+                  "on this machine (StepCostModel)")
         return f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table><small>{note}</small></div>"
 
     def plot(self, s: dict):
