@@ -407,3 +407,34 @@ def test_a_fix_that_returns_the_wrong_shape_or_raises_says_so(capsys):
     assert "expected logits of shape [B, V]" in out and "first return what the contract asks for" in out
     E.check("07.fix_position", lambda m, t, c: m(t[:, None], cache=c, position_ids=c.seq_len)[:, -1])
     assert "position_ids must be" in capsys.readouterr().out
+
+
+def test_a_solution_that_loops_forever_is_stopped_and_asked_about_its_loop(monkeypatch):
+    import utils.exercises as ex
+
+    monkeypatch.setattr(ex, "CASE_SECONDS", 1)
+
+    def loops(*args, **kwargs):
+        while True:
+            pass
+
+    report = ex.run("01.causal_mask", loops)
+    assert not report.passed and len(report.cases) == 1  # the cases after it are not run
+    assert "infinite loop" in report.cases[0].message
+
+
+def test_a_half_written_solution_shows_the_case_that_ran_and_the_one_not_written_yet():
+    import utils.exercises as ex
+    from utils.exercises.catalogue import EXERCISES
+
+    reference, calls = EXERCISES["01.causal_mask"].solution, []
+
+    def half(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise NotImplementedError
+        return reference(*args, **kwargs)
+
+    report = ex.run("01.causal_mask", half)
+    assert report.written and report.cases[0].ok and not report.cases[1].ok
+    assert "not written yet" in report.cases[1].message

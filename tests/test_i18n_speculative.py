@@ -80,7 +80,7 @@ def models():
     from utils.course_model import load_course_model, load_draft_model
 
     model, tok = load_course_model()
-    return model, tok, load_draft_model()
+    return model, tok, load_draft_model()[0]
 
 
 def without_tokens(texts, tok) -> list[str]:

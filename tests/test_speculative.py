@@ -119,7 +119,7 @@ def test_the_shipped_draft_model_is_small_and_learned_the_course_language(course
     from utils.course_model import DRAFT_CONFIG, DRAFT_WEIGHTS_PATH, load_draft_model
 
     assert DRAFT_WEIGHTS_PATH.stat().st_size <= 2**20  # ships inside the package: at most 1 MB
-    draft = load_draft_model()
+    draft, _ = load_draft_model()
     assert draft.cfg == DRAFT_CONFIG and draft.cfg.vocab_size == course[0].cfg.vocab_size
     with safe_open(str(DRAFT_WEIGHTS_PATH), framework="pt") as f:
         history = json.loads(f.metadata()["history"])
@@ -136,8 +136,8 @@ def test_without_the_rollback_the_rejected_drafts_corrupt_the_output_and_a_recom
     model, tok = course
     ids = torch.tensor([tok.encode(PROMPTS[1])])
     reference = generate(model, ids, 30).tokens[0]
-    good = speculative_generate(model, load_draft_model(), ids, 30, k=4)
-    broken = speculative_generate(model, load_draft_model(), ids, 30, k=4, rollback=False)
+    good = speculative_generate(model, load_draft_model()[0], ids, 30, k=4)
+    broken = speculative_generate(model, load_draft_model()[0], ids, 30, k=4, rollback=False)
     assert torch.equal(good.tokens, reference)
     assert not torch.equal(broken.tokens, reference)  # caught: the tokens drift from the target's own
     assert any(r["target_len"] > ids.shape[1] + sum(len(x["added"]) for x in broken.rounds[:i + 1]) - 1

@@ -26,7 +26,7 @@ def models():
     from utils.course_model import load_course_model, load_draft_model
 
     model, tok = load_course_model()
-    return model, tok, load_draft_model()
+    return model, tok, load_draft_model()[0]
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,7 @@ PANELS = {
     "EngineTimelinePanel": ("from utils.serving import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
                             "panel = P(model, random_workload(24, model.cfg.vocab_size, (8, 32), (16, 48), seed=0))"),
     "SpeculativePanel": ("from utils.course_model import load_draft_model\nfrom utils.widgets import SpeculativePanel as P\n"
-                         "panel = P(model, tok, load_draft_model())"),
+                         "panel = P(model, tok, load_draft_model()[0])"),
     # notebook 13 measures the grid (quality_grid on N_DOCS held-out documents) and passes it; P(model, tok) does the same
     "CacheCompressionPanel": "from utils.widgets import CacheCompressionPanel as P; panel = P(model, tok)",
 }

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import torch
 
 from .generate import decode_step, make_cache, prefill
+from .model import check_model
 from .recompute import TOL, RecomputeReport
-from .validate import CACHE_KINDS, check_choice, check_fits, check_int
+from .validate import CACHE_KINDS, as_one_prompt, check_choice, check_fits, check_ids, check_int, eos_set
 
 
 @dataclass
@@ -41,17 +42,16 @@ class BeamSearchResult:
     step_tokens: list[list[int]]
     report: RecomputeReport | None
 
-    def texts(self, tokenizer, prompt_len: int, eos_id: int | None = None) -> list[str]:
-        """Each beam's new tokens as text, cut after the first ``eos_id`` (if given)."""
+    def texts(self, tokenizer, prompt_len: int, eos_id=None) -> list[str]:
+        """Each beam's new tokens as text, cut after the first ``eos_id`` (if given; one id or several)."""
         return [tokenizer.decode(row) for row in self.new_tokens(prompt_len, eos_id)]
 
-    def new_tokens(self, prompt_len: int, eos_id: int | None = None) -> list[list[int]]:
-        """Each beam's new token ids, cut after the first ``eos_id`` (if given)."""
-        out = []
+    def new_tokens(self, prompt_len: int, eos_id=None) -> list[list[int]]:
+        """Each beam's new token ids, cut after the first ``eos_id`` (if given; one id or several)."""
+        eos, out = eos_set(eos_id), []
         for row in self.sequences[:, prompt_len:].tolist():
-            if eos_id is not None and eos_id in row:
-                row = row[: row.index(eos_id) + 1]
-            out.append(row)
+            stop = next((i for i, t in enumerate(row) if t in eos), None)
+            out.append(row if stop is None else row[: stop + 1])
         return out
 
 
@@ -66,24 +66,26 @@ def beam_search(
     cache_kind: str = "dynamic",
     check: bool = True,
     tol: float = TOL,
-    eos_id: int | None = None,
+    eos_id=None,
 ) -> BeamSearchResult:
     """Beam search of ``n_steps`` tokens after ``prompt`` (``[T]`` or ``[1, T]``), one cache row per beam.
 
     ``reorder=False`` skips ``cache.reorder`` (the bug). ``cache_kind``: ``"dynamic"`` or ``"static"``.
     With ``check=True`` every step also recomputes each beam's sequence without a cache.
-    ``eos_id``: a beam that has produced it is finished; it keeps its score and its only
-    continuation is ``eos_id`` again (so the batch stays rectangular). The search stops early
-    once every beam is finished.
+    ``eos_id`` (one id or several, as ``generate`` takes it): a beam that has produced one is finished; it
+    keeps its score and its only continuation is the smallest ``eos_id`` (so the batch stays rectangular).
+    The search stops early once every beam is finished.
     """
+    check_model(model)
     check_int("n_beams", n_beams, minimum=1, maximum=model.cfg.vocab_size)
     check_int("n_steps", n_steps, minimum=0)
     check_choice("cache_kind", cache_kind, CACHE_KINDS)
-    prompt = torch.as_tensor(prompt)
-    if prompt.dim() == 1:
-        prompt = prompt[None]
-    if prompt.dim() != 2 or prompt.shape[0] != 1:
-        raise ValueError(f"prompt must be one sequence, [T] or [1, T]; got shape {tuple(prompt.shape)}")
+    prompt = as_one_prompt(prompt)
+    check_ids(prompt, model.cfg.vocab_size)
+    eos = sorted(eos_set(eos_id))
+    if any(not 0 <= e < model.cfg.vocab_size for e in eos):
+        raise ValueError(f"eos_id={eos_id!r} is outside the vocabulary [0, {model.cfg.vocab_size - 1}]")
+    eos_ids = torch.tensor(eos, dtype=torch.long)
     T = prompt.shape[1]
     check_fits(model.cfg, T, n_steps, "n_steps")
     model.eval()
@@ -105,12 +107,12 @@ def beam_search(
     V = logits.shape[-1]
     for _ in range(n_steps):
         candidates = torch.log_softmax(logits.float(), dim=-1) + scores[:, None]  # (n_beams, V)
-        if eos_id is not None:
-            done = seqs[:, T:].eq(eos_id).any(dim=1)  # (n_beams,): finished beams
+        if eos:
+            done = torch.isin(seqs[:, T:], eos_ids).any(dim=1)  # (n_beams,): finished beams
             if bool(done.all()):
                 break
             candidates[done] = float("-inf")
-            candidates[done, eos_id] = scores[done]  # a finished beam continues with eos, at no cost
+            candidates[done, eos[0]] = scores[done]  # a finished beam continues with eos, at no cost
         best = candidates.flatten().topk(n_beams)  # the n_beams best of n_beams * V candidates
         parents, tokens = best.indices // V, best.indices % V  # (n_beams,), (n_beams,)
         scores = best.values

@@ -234,7 +234,7 @@ def speculative_vs_greedy(rounds: int, new_tokens: int = 64, ks=(1, 2, 4), progr
     from .speculative import PromptLookup, speculative_generate
 
     model, tok = load_course_model()
-    draft = load_draft_model()
+    draft, _ = load_draft_model()
     ids = torch.tensor([tok.encode("<BOS> 他 喜欢 猫 。 她 也 喜欢 狗 。 我们 有 两 只 白 猫 。 他们")])  # (1, T)
     variants = {"plain": lambda: generate(model, ids, new_tokens).tokens[0]}
     for k in ks:

@@ -30,7 +30,7 @@ from collections import OrderedDict, deque
 import torch
 
 from .config import ModelConfig
-from .validate import as_torch_dtype, check_int
+from .validate import as_id_list, as_torch_dtype, check_allocation, check_int, is_int
 
 
 class PoolExhausted(ValueError):
@@ -47,11 +47,15 @@ def as_config(cfg) -> ModelConfig:
 
 
 def block_keys(tokens, block_size: int) -> list[str]:
-    """The prefix keys of every *full* block of ``tokens`` (a list of ids), in order.
+    """The prefix keys of every *full* block of ``tokens`` (one sequence of ids: a list, a ``[T]`` or ``[1, T]``
+    tensor or numpy array), in order.
 
     Key ``i`` = sha256(key ``i - 1`` + the block's token ids), shortened to 16 hex digits. Python's
     own ``hash`` would do in one process; a digest is the same in every process and on every machine.
     """
+    # A [1, T] tensor iterates as one row, and a key of that row is no key of its tokens: the ids first.
+    tokens = as_id_list(tokens, "tokens")
+    check_int("block_size", block_size)
     keys, prev = [], ""
     for start in range(0, len(tokens) - block_size + 1, block_size):
         chunk = ",".join(str(int(t)) for t in tokens[start:start + block_size])
@@ -70,6 +74,9 @@ class BlockPool:
         self.cfg, self.n_blocks, self.block_size = cfg, n_blocks, block_size
         self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
         shape = (n_blocks * block_size, cfg.n_kv_heads, cfg.head_dim)  # (slots, H_kv, d_h)
+        itemsize = torch.empty(0, dtype=self.dtype).element_size()
+        check_allocation(f"a block pool of n_blocks={n_blocks}, block_size={block_size}",
+                         2 * cfg.n_layers * n_blocks * block_size * cfg.n_kv_heads * cfg.head_dim * itemsize)
         self.k = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self.v = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self.ref = [0] * n_blocks  # how many block tables hold each block
@@ -112,11 +119,19 @@ class BlockPool:
         self.ref[b] = 1
         return b
 
+    def check_block(self, b) -> int:
+        """``b`` as a block id of this pool, an int in ``[0, n_blocks)``. (A Python list would take -1 as
+        the last block, and releasing it would free a block another request holds.)"""
+        if not is_int(b) or not 0 <= b < self.n_blocks:
+            raise ValueError(f"block {b!r} is not a block of this pool: block ids are ints in [0, {self.n_blocks - 1}]")
+        return b
+
     def share(self, b: int) -> None:
         """One more holder of block ``b``."""
+        self.check_block(b)
         if self.ref[b] == 0:
             if b not in self.cached_free:
-                raise RuntimeError(f"block {b} is free: it cannot be shared")
+                raise ValueError(f"block {b} is free: it cannot be shared (allocate() hands out a block)")
             del self.cached_free[b]
         self.ref[b] += 1
 
@@ -126,8 +141,9 @@ class BlockPool:
         A request gives its blocks back last block first (``release_table``): cached blocks are
         reused oldest-freed first, so a prefix is then evicted from its tail and its head stays
         findable (evicting a head would strand every block after it: lookups stop at the first miss)."""
+        self.check_block(b)
         if self.ref[b] <= 0:
-            raise RuntimeError(f"block {b} released more times than it was held")
+            raise ValueError(f"block {b} released more times than it was held")
         self.ref[b] -= 1
         if self.ref[b] == 0:
             if b in self.key_of:
@@ -137,6 +153,8 @@ class BlockPool:
 
     def release_table(self, table: list[int]) -> None:
         """Give back every block of a block table, last block first (see ``release``)."""
+        for b in table:  # every id checked before any is given back: a bad table changes nothing
+            self.check_block(b)
         for b in reversed(table):
             self.release(b)
 
@@ -178,6 +196,9 @@ class BlockPool:
 
     def copy_block(self, src: int) -> int:
         """Copy-on-write: a new block with ``src``'s contents; the caller then holds the copy, not ``src``."""
+        self.check_block(src)
+        if self.ref[src] <= 0:
+            raise ValueError(f"block {src} is free: only a block you hold can be copied")
         dst = self.allocate()
         s, d, n = src * self.block_size, dst * self.block_size, self.block_size
         for t in self.k + self.v:
@@ -190,6 +211,7 @@ class BlockPool:
         """The cached blocks holding ``tokens``' longest prefix of full blocks, each now shared once more
         (``keys``: ``block_keys(tokens, block_size)`` if the caller has them already). ``count=False``
         leaves the hit-rate statistics alone (a caller that may look the same request up again)."""
+        tokens = as_id_list(tokens, "tokens")
         found = []
         for key in block_keys(tokens, self.block_size) if keys is None else keys:
             b = self.block_of.get(key)
@@ -211,7 +233,7 @@ class BlockPool:
         findable by later requests, from block ``start`` on. A key already published (another request
         computed the same prefix at the same time) keeps its first block; this one stays private."""
         if keys is None:
-            keys = block_keys(list(tokens)[:n_done], self.block_size)
+            keys = block_keys(as_id_list(tokens, "tokens")[:n_done], self.block_size)
         for i in range(start, min(n_done // self.block_size, len(keys))):
             b, key = table[i], keys[i]
             if b in self.key_of or key in self.block_of:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
-from .validate import as_torch_dtype, check_crop, check_int, check_kv, check_reorder_index, is_int
+from .validate import as_torch_dtype, check_allocation, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
 class Cache:
@@ -48,9 +48,10 @@ class Cache:
         """The new queries ``[B, H, T_new, d_h]`` of ``layer``, before ``update``. A cache that evicts by
         the attention its keys receive (``utils.kv_evict``) keeps them; the others need nothing."""
 
-    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None) -> None:
-        """Called by the model before its layers write ``T_new`` positions (``new_mask``: which are real).
-        Contiguous caches need nothing; a paged cache finds the new tokens their slots here."""
+    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None, ids: torch.Tensor | None = None) -> None:
+        """Called by the model before its layers write ``T_new`` positions (``new_mask``: which are real;
+        ``ids``: their token ids ``[B, T_new]``). Contiguous caches need nothing; a paged cache finds the new
+        tokens their slots here, and records their ids (to name its blocks by the tokens they hold)."""
 
     @property
     def seq_len(self) -> int:
@@ -193,6 +194,9 @@ class StaticKVCache(Cache):
         self.max_len = max_len
         self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
         shape = (batch_size, cfg.n_kv_heads, max_len, cfg.head_dim)  # (B, H_kv, max_len, d_h)
+        itemsize = torch.empty(0, dtype=self.dtype).element_size()
+        check_allocation(f"StaticKVCache(batch_size={batch_size}, max_len={max_len})",
+                         2 * cfg.n_layers * batch_size * cfg.n_kv_heads * max_len * cfg.head_dim * itemsize)
         self.k = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self.v = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self._lens = [0] * cfg.n_layers  # positions written, per layer

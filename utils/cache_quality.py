@@ -16,13 +16,15 @@ the course language the model never trained on (``utils.corpus``'s held-out spli
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Callable
 
 import torch
 
 from .cache import KVCache
-from .validate import as_id_batch, check_int
+from .model import check_model
+from .validate import as_one_prompt, check_int
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int 
     predictions are not meaningful, so quality is measured document by document.)"""
     from .corpus import make_splits
 
+    if not callable(getattr(tokenizer, "encode", None)) or isinstance(tokenizer, torch.nn.Module):
+        raise ValueError(f"held_out_docs needs the tokenizer (model, tok = load_course_model()), "
+                         f"got {type(tokenizer).__name__}")
     check_int("n_docs", n_docs)
     check_int("min_tokens", min_tokens, minimum=2)
     _, docs = make_splits(0, 40 * n_docs, seed)
@@ -74,11 +79,15 @@ def _teacher_forced(model, ids: torch.Tensor, cache, n_prefill: int) -> torch.Te
 
 
 def _texts(texts, n_prefill: int) -> list[torch.Tensor]:
-    texts = [texts] if isinstance(texts, torch.Tensor) else list(texts)
+    """``texts`` as a list of ``[1, T]`` id tensors: one text (a tensor, numpy array or list of ids, e.g.
+    ``tok.encode(doc)``) or a list of them; text itself is refused with the way to ids."""
+    one = isinstance(texts, (str, torch.Tensor)) or type(texts).__module__ == "numpy" or (
+        isinstance(texts, (list, tuple)) and bool(texts) and isinstance(texts[0], numbers.Integral))  # ids: one text
+    texts = [texts] if one else list(texts)
     check_int("n_prefill", n_prefill)
     if not texts:
         raise ValueError("texts is empty: pass at least one [1, T] text (e.g. held_out_docs(tok))")
-    out = [as_id_batch(ids) for ids in texts]
+    out = [as_one_prompt(ids, f"text {i}") for i, ids in enumerate(texts)]
     for ids in out:
         if n_prefill >= ids.shape[1]:
             raise ValueError(f"n_prefill ({n_prefill}) must leave at least one token to decode in a text of {ids.shape[1]}")
@@ -87,6 +96,7 @@ def _texts(texts, n_prefill: int) -> list[torch.Tensor]:
 
 def exact_run(model, texts, n_prefill: int) -> ExactRun:
     """The exact ``KVCache``'s side of ``compare_cache``, to compare several caches against one run."""
+    check_model(model)
     texts = _texts(texts, n_prefill)
     with torch.inference_mode():
         model.eval()
@@ -102,7 +112,16 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
     """Teacher-forced comparison of ``make_cache()`` with an exact ``KVCache`` on ``texts`` (one ``[1, T]``
     text or a list of them, each run with fresh caches; the numbers pool every decode step; ``nbytes``:
     the last text's caches). ``exact``: the exact cache's run of the same texts (``exact_run``), when
-    several caches are compared. See the module docstring."""
+    several caches are compared. See the module docstring.
+
+    ``make_cache`` is called once per text and must return a new, empty cache each time (``KVCache``, or
+    ``lambda: QuantizedKVCache(bits=4)``): one cache shared by every call would carry each text's K/V into
+    the next, and the numbers would compare a longer, wrong context."""
+    check_model(model)
+    if not callable(make_cache):
+        raise ValueError(f"make_cache must be a function that returns a new cache (e.g. KVCache, or lambda: "
+                         f"QuantizedKVCache(bits=4)), got a {type(make_cache).__name__} object: one cache would be "
+                         "shared by every text")
     texts = _texts(texts, n_prefill)
     exact = exact if exact is not None else exact_run(model, texts, n_prefill)
     if exact.n_prefill != n_prefill or len(exact.logits) != len(texts):
@@ -112,7 +131,7 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
         model.eval()
         other = None
         for ids, a in zip(texts, exact.logits):
-            other = make_cache()
+            other = _new_cache(make_cache)
             b = _teacher_forced(model, ids, other, n_prefill)  # (steps, V)
             truth = ids[0, n_prefill:]  # (steps,): the true next tokens
             max_diff = max(max_diff, float((a - b).abs().max()))
@@ -121,3 +140,16 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
             nll_cache -= float(b.log_softmax(-1).gather(1, truth[:, None]).sum())
             n += truth.numel()
     return CacheQuality(max_diff, same / n, nll_exact / n, nll_cache / n, other.nbytes, exact.nbytes)
+
+
+def _new_cache(make_cache) -> object:
+    """``make_cache()``, checked to be a cache that holds nothing yet."""
+    cache = make_cache()
+    if not all(hasattr(cache, name) for name in ("update", "seq_len", "seen_tokens")):
+        raise ValueError(f"make_cache() returned a {type(cache).__name__}, not a cache: it must return a new cache "
+                         "object, e.g. lambda: KVCache()")
+    if cache.seq_len or cache.seen_tokens():
+        raise ValueError(f"make_cache() returned a cache that already holds {cache.seen_tokens()} tokens: each call "
+                         "must make a new, empty cache (lambda: KVCache(), not lambda: cache), or every text is "
+                         "read after the ones before it")
+    return cache

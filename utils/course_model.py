@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -249,7 +250,7 @@ def load_course_model(data_dir: str | Path = DATA_DIR) -> tuple[Decoder, Tokeniz
     from safetensors import safe_open
     from safetensors.torch import load_file
 
-    data_dir = Path(data_dir)
+    data_dir = _data_dir(data_dir, "load_course_model")
     path = data_dir / WEIGHTS_PATH.name
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing; run `python -m utils.course_model --train` to create it")
@@ -267,16 +268,26 @@ def load_course_model(data_dir: str | Path = DATA_DIR) -> tuple[Decoder, Tokeniz
     return model.eval(), tok
 
 
-def load_draft_model(data_dir: str | Path = DATA_DIR) -> Decoder:
-    """The small draft model of speculative decoding (eval mode; same tokenizer as the course model)."""
+def load_draft_model(data_dir: str | Path = DATA_DIR) -> tuple[Decoder, Tokenizer]:
+    """The small draft model of speculative decoding (eval mode) and its tokenizer, the course model's:
+    ``draft, tok = load_draft_model()``, as ``model, tok = load_course_model()``."""
     from safetensors.torch import load_file
 
-    path = Path(data_dir) / DRAFT_WEIGHTS_PATH.name
+    data_dir = _data_dir(data_dir, "load_draft_model")
+    path = data_dir / DRAFT_WEIGHTS_PATH.name
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing; run `python -m utils.course_model --train --draft` to create it")
     model = Decoder(DRAFT_CONFIG)
     model.load_state_dict(load_file(str(path)), strict=True)
-    return model.eval()
+    return model.eval(), Tokenizer.from_json(data_dir / TOKENIZER_PATH.name)
+
+
+def _data_dir(data_dir, caller: str) -> Path:
+    """``data_dir`` as a Path; anything else (a model passed by habit) is named."""
+    if not isinstance(data_dir, (str, os.PathLike)):
+        raise ValueError(f"{caller}(data_dir) takes the folder of the weights (a str or pathlib.Path; the default is "
+                         f"the package's), got {type(data_dir).__name__}: call {caller}() with no argument")
+    return Path(data_dir)
 
 
 def main(argv: list[str] | None = None) -> None:

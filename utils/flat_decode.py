@@ -106,7 +106,7 @@ def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> t
     plan = plan_step(cache, B, 1, device=token_ids.device)
     cos, sin = model.rope_tables(plan.positions, w.embed.dtype)  # (1, d_h), or (B, 1, 1, d_h) per row
     mask = plan.mask  # None, or (B, 1, 1, past + 1): the same for every head
-    cache.begin_step(B, 1, None)  # a paged cache gives the new tokens their slots
+    cache.begin_step(B, 1, None, token_ids.reshape(B, 1))  # a paged cache gives the new tokens their slots
     # Rows are (B, C), not (B, 1, C): with T = 1 the time axis only costs reshapes in every matmul.
     x = F.embedding(token_ids, w.embed)  # (B, C)
     for i, lw in enumerate(w.layers):

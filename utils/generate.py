@@ -19,9 +19,9 @@ from .flat_decode import check_flat, flat_decode_step, flat_weights
 from .model import check_model
 from .paged import PagedKVCache
 from .sampling import sample
-from .validate import (CACHE_KINDS, STEPS, as_id_batch, check_choice, check_decode_input, check_fits, check_forward,
-                       check_int, check_left_padded, check_pad_id, check_sampling_args, check_tokenizer,
-                       eos_set, stop_string_list)
+from .validate import (CACHE_KINDS, STEPS, as_id_batch, check_cache, check_choice, check_decode_input, check_fits,
+                       check_forward, check_int, check_left_padded, check_pad_id, check_sampling_args,
+                       check_tokenizer, eos_set, stop_string_list)
 
 
 PAGED_BLOCK_SIZE = 16  # tokens per block of the caches ``make_cache("paged", ...)`` makes (vLLM's default)
@@ -31,6 +31,9 @@ def make_cache(cache_kind: str, cfg: ModelConfig, batch_size: int, max_len: int,
                dtype: torch.dtype | None = None, device=None) -> Cache:
     """A new, empty cache of the kind ``generate`` and friends take by name: ``"dynamic"``, ``"static"``
     or ``"paged"`` (a pool with room for every row at ``max_len``)."""
+    check_choice("cache_kind", cache_kind, CACHE_KINDS)  # a typo must not fall through to another kind
+    check_int("batch_size", batch_size)
+    check_int("max_len", max_len)
     if cache_kind == "dynamic":
         return KVCache()
     if cache_kind == "paged":
@@ -88,6 +91,11 @@ def decode_stepper(model, cache, step: str = "flat") -> Callable[[torch.Tensor],
     small model's step. It raises ``ValueError`` up front where it would not compute the same
     (a hook, train mode, a cache subclass...): then pass ``step="modules"``.
     """
+    check_model(model)
+    if cache is None:
+        raise ValueError("decode_stepper needs the cache that prefill filled: logits, cache = prefill(model, ids), "
+                         "then step_fn = decode_stepper(model, cache)")
+    check_cache(cache)
     check_choice("step", step, STEPS)
     if step == "modules":
         return lambda token_ids: decode_step(model, token_ids, cache)

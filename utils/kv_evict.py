@@ -87,6 +87,13 @@ class EvictingKVCache(KVCache):
     def crop(self, n: int) -> None:
         raise ValueError("an evicting cache has already forgotten positions; it cannot be cropped")
 
+    def _keep_rows(self, index: torch.Tensor) -> None:
+        """Keep rows ``index`` (beam search): each row's positions and attention scores go with its K/V, or
+        a beam would later evict by another beam's scores."""
+        super()._keep_rows(index)
+        self.positions = [p.index_select(0, index.to(p.device)) for p in self.positions]  # (B', S) each
+        self.scores = [s.index_select(0, index.to(s.device)) for s in self.scores]
+
     # -- inside -----------------------------------------------------------------------------------
     def _attention_received(self, layer: int, k_all: torch.Tensor, T_new: int) -> torch.Tensor:
         """Per key, the attention weight the new queries gave it (summed over queries and heads)."""

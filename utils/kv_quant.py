@@ -25,23 +25,57 @@ from .validate import check_choice, check_crop, check_int, check_kv, check_reord
 GROUPINGS = ("channel", "token")
 
 
+BITS = (4, 8)  # codes are stored in bytes: one code per byte, or two
+
+
+def check_bits(bits) -> int:
+    if not is_int(bits) or bits not in BITS:
+        raise ValueError(f"bits must be 4 or 8, got {bits!r} (codes are stored one or two per byte)")
+    return bits
+
+
 def quantize(x: torch.Tensor, bits: int, dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Codes (uint8, 4-bit ones packed two per byte on the last axis), scale and minimum of ``x`` with
-    one group per slice along ``dim`` (the statistics are taken over ``dim``)."""
+    one group per slice along ``dim`` (the statistics are taken over ``dim``). The codes remember their
+    ``bits`` (``codes.quant_bits``), so ``dequantize`` can refuse to read them with other bits."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise ValueError(f"x must be a float tensor, got {type(x).__name__}"
+                         + (f" of dtype {x.dtype}" if isinstance(x, torch.Tensor) else ""))
+    check_bits(bits)
+    if not is_int(dim) or not -x.dim() <= dim < max(x.dim(), 1):
+        raise ValueError(f"dim={dim!r} is not an axis of x (shape {tuple(x.shape)}): use one of "
+                         f"{list(range(-x.dim(), x.dim()))}")
+    if bits == 4 and (x.dim() == 0 or x.shape[-1] % 2):
+        raise ValueError(f"4-bit codes are packed two per byte along the last axis: it needs an even size, x has "
+                         f"shape {tuple(x.shape)}; pad it by one value, or use bits=8")
     lo, hi = x.amin(dim=dim, keepdim=True), x.amax(dim=dim, keepdim=True)
     levels = 2**bits - 1
     scale = ((hi - lo) / levels).clamp(min=1e-8)
     codes = ((x - lo) / scale).round().clamp(0, levels).to(torch.uint8)
     if bits == 4:  # two codes per byte: the even channel in the low nibble
         codes = codes[..., 0::2] | (codes[..., 1::2] << 4)
+    codes.quant_bits = bits  # read back only with the same bits (a tensor keeps Python attributes)
     return codes, scale.to(torch.float16), lo.to(torch.float16)
 
 
 def dequantize(codes: torch.Tensor, scale: torch.Tensor, lo: torch.Tensor, bits: int, dtype) -> torch.Tensor:
-    """``lo + code * scale``, unpacking 4-bit codes first; in ``dtype``."""
+    """``lo + code * scale``, unpacking 4-bit codes first; in ``dtype``. Codes made by ``quantize`` with other
+    ``bits`` are refused: 8-bit codes read as pairs of 4-bit ones (or the reverse) give numbers, all wrong."""
+    check_bits(bits)
+    if not isinstance(codes, torch.Tensor) or codes.dtype != torch.uint8:
+        raise ValueError(f"codes must be the uint8 tensor quantize returned, got "
+                         f"{codes.dtype if isinstance(codes, torch.Tensor) else type(codes).__name__}")
+    made = getattr(codes, "quant_bits", None)
+    if made is not None and made != bits:
+        raise ValueError(f"these codes were made with bits={made}, and dequantize was given bits={bits}: "
+                         "read them back with the bits that made them")
     if bits == 4:
         codes = torch.stack([codes & 0x0F, codes >> 4], dim=-1).flatten(-2)  # (..., d_h)
-    return lo.to(dtype) + codes.to(dtype) * scale.to(dtype)
+    try:
+        return lo.to(dtype) + codes.to(dtype) * scale.to(dtype)
+    except RuntimeError:  # untagged codes whose shape does not fit the scales: other bits, most likely
+        raise ValueError(f"codes {tuple(codes.shape)} (unpacked for bits={bits}) do not fit scale "
+                         f"{tuple(scale.shape)}: were they made with other bits?") from None
 
 
 class QuantizedKVCache(Cache):
@@ -55,8 +89,7 @@ class QuantizedKVCache(Cache):
 
     def __init__(self, bits: int = 8, key_group: str = "channel", value_group: str = "token", residual: int = 32,
                  group_size: int = 32) -> None:
-        if bits not in (4, 8):
-            raise ValueError(f"bits must be 4 or 8, got {bits!r}")
+        check_bits(bits)
         check_choice("key_group", key_group, GROUPINGS)
         check_choice("value_group", value_group, GROUPINGS)
         check_int("residual", residual, minimum=0)
@@ -113,6 +146,11 @@ class QuantizedKVCache(Cache):
             self.tail_k.append(k)
             self.tail_v.append(v)
         else:
+            held = self.tail_k[layer].shape
+            if k.shape[:2] != held[:2] or k.shape[3] != held[3]:
+                raise ValueError(f"layer {layer}: new k {tuple(k.shape)} does not fit the cache's [B={held[0]}, "
+                                 f"H_kv={held[1]}, T, d_h={held[3]}] (only T grows): decode with the model that "
+                                 "filled the cache")
             if k.dtype != self.tail_k[layer].dtype:
                 raise ValueError(f"layer {layer}: new k has dtype {k.dtype} but the cache holds "
                                  f"{self.tail_k[layer].dtype}: decode with the model that filled the cache")

@@ -258,7 +258,7 @@ def run_layers(model: "Decoder", input_ids: torch.Tensor, positions, mask, cache
     B, T = input_ids.shape
     rope = model.rope_tables(positions, model.embed_tokens.weight.dtype)
     if cache is not None:
-        cache.begin_step(B, T, new_mask)  # a paged cache gives the new tokens their slots
+        cache.begin_step(B, T, new_mask, input_ids)  # a paged cache gives the new tokens their slots
     x = model.embed_tokens(input_ids)  # (B, T, C)
     for i, layer in enumerate(model.layers):
         x = layer(x, rope, mask, cache, i, is_causal)

@@ -5,7 +5,8 @@ name (the notebook, its section, the line) and how to run the cells above.
 Where each name is defined comes from ``utils/data/notebook_names.json``, which ``tools/nbsync.py``
 writes from the notebooks' code (a test keeps it in step). In JupyterLab the kernel knows its
 notebook (``JPY_SESSION_NAME``), so the hint names the section of *this* notebook; elsewhere (Colab)
-it lists the first notebooks that define the name.
+it lists the notebooks that define the name, the likeliest first: the ones whose other names the kernel
+already holds (a learner in notebook 13 has its ``docs`` and ``grid``, not notebook 04's ``llama3``).
 """
 from __future__ import annotations
 
@@ -38,9 +39,15 @@ def current_notebook() -> str | None:
     return name if name in definitions() else None
 
 
-def hint(name: str, notebook: str | None = None) -> str:
-    """What to tell a learner whose cell used ``name`` before any cell defined it."""
-    places = {nb: names[name] for nb, names in definitions().items() if name in names}
+def hint(name: str, notebook: str | None = None, held=None) -> str:
+    """What to tell a learner whose cell used ``name`` before any cell defined it. ``held``: the names the
+    kernel holds (its ``user_ns``), to list first the notebooks the learner is most likely working in."""
+    index = definitions()
+    places = {nb: names[name] for nb, names in index.items() if name in names}
+    if held:  # most names already held first; a tie keeps the course's order
+        held = set(held)
+        order = sorted(places, key=lambda nb: -len(held & set(index[nb])))
+        places = {nb: places[nb] for nb in order}
     if notebook in places:
         return tr("`{name}` is defined further up in this notebook, in section \"{section}\". "
                   "Run the cells above first (Run > Run All Above Selected Cell).", name=name, section=places[notebook])
@@ -66,6 +73,6 @@ def explain_name_errors(shell=None) -> None:
         shell.showtraceback((etype, evalue, tb), tb_offset=tb_offset)
         m = re.search(r"name '(\w+)' is not defined", str(evalue))
         if m:
-            print(hint(m.group(1), current_notebook()))
+            print(hint(m.group(1), current_notebook(), getattr(shell, "user_ns", None)))
 
     shell.set_custom_exc((NameError,), handler)

@@ -23,7 +23,7 @@ import torch
 
 from .block_pool import BlockPool, PoolExhausted
 from .cache import Cache
-from .validate import check_crop, check_kv, check_reorder_index, is_int
+from .validate import as_id_list, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
 class PagedKVCache(Cache):
@@ -44,10 +44,17 @@ class PagedKVCache(Cache):
         elif not isinstance(pool, BlockPool):
             raise ValueError(f"pool must be a utils.block_pool.BlockPool, got {type(pool).__name__}")
         self.pool = pool
+        self._empty()
+
+    def _empty(self) -> None:
+        """No rows: what a new cache holds, and what ``release`` leaves."""
         self.tables: list[list[int]] = []  # per row: its blocks, in order
         self.lengths: list[int] = []  # per row: tokens whose K/V it holds
         self.slots = torch.empty(0, 0, dtype=torch.long)  # (B, seq_len): pool slot per position, -1 = padding
         self.mask = None
+        # per row: the ids of the tokens whose K/V it holds (what publish_prefix names), None once K/V were
+        # written without their ids (update() called directly)
+        self.tokens: list[list[int] | None] = []
         self._new: torch.Tensor | None = None  # (B, T_new): slots of the step being written
         self._next_layer = 0
 
@@ -57,6 +64,7 @@ class PagedKVCache(Cache):
         to the longest. ``tables`` are taken as they are: blocks written now are appended to them."""
         cache = cls(pool=pool)
         cache.tables, cache.lengths = tables, list(lengths)
+        cache.tokens = [None] * len(tables)  # the engine keeps its requests' tokens itself
         S = max(lengths, default=0)
         cache.slots = torch.full((len(tables), S), -1, dtype=torch.long)  # (B, S)
         for b, n in enumerate(lengths):
@@ -101,10 +109,11 @@ class PagedKVCache(Cache):
         return {"tokens": sum(self.lengths) * per_token, "held": held * self.pool.block_bytes,
                 "pool": self.pool.nbytes, "blocks_held": held, "blocks_free": self.pool.n_free()}
 
-    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None) -> None:
-        """Give each real new token (``new_mask`` ``[B, T_new]``, None = all real) a slot, in order."""
+    def begin_step(self, B: int, T_new: int, new_mask: torch.Tensor | None, ids: torch.Tensor | None = None) -> None:
+        """Give each real new token (``new_mask`` ``[B, T_new]``, None = all real) a slot, in order, and
+        record its id (``ids`` ``[B, T_new]``; None: the ids are unknown, and the row cannot be published)."""
         if not self.tables:
-            self.tables, self.lengths = [[] for _ in range(B)], [0] * B
+            self.tables, self.lengths, self.tokens = [[] for _ in range(B)], [0] * B, [[] for _ in range(B)]
             self.slots = torch.empty(B, 0, dtype=torch.long)
         if B != len(self.tables):
             raise ValueError(f"the batch has {B} rows but this paged cache holds {len(self.tables)}")
@@ -119,6 +128,8 @@ class PagedKVCache(Cache):
             cols = torch.arange(T_new) if new_mask is None else new_mask[b].nonzero().flatten().cpu()
             new[b, cols] = self._slots_of(b, self.lengths[b], self.lengths[b] + m)
             self.lengths[b] += m
+            known = self.tokens[b] is not None and ids is not None
+            self.tokens[b] = self.tokens[b] + ids[b, cols.to(ids.device)].tolist() if known else None
         self._new, self._next_layer = new, 0
         self.slots = torch.cat([self.slots, new], dim=1)  # (B, seq_len + T_new)
         if self.mask is not None or new_mask is not None:
@@ -173,6 +184,8 @@ class PagedKVCache(Cache):
             dropped = (self.slots[:, n:] >= 0).sum(dim=1).tolist()  # real tokens cut, per row
             for b, d in enumerate(dropped):
                 self.lengths[b] -= d
+                if self.tokens[b] is not None:
+                    self.tokens[b] = self.tokens[b][: self.lengths[b]]
                 keep = -(-self.lengths[b] // self.pool.block_size)  # blocks still needed (ceil)
                 self.pool.release_table(self.tables[b][keep:])
                 del self.tables[b][keep:]
@@ -185,20 +198,23 @@ class PagedKVCache(Cache):
         index = check_reorder_index(index, self.batch_size)
         rows = index.tolist()
         tables, lengths = [list(self.tables[i]) for i in rows], [self.lengths[i] for i in rows]
+        tokens = [None if self.tokens[i] is None else list(self.tokens[i]) for i in rows]
         for t in tables:  # share first, then let go of the old rows: no block is ever free in between
             for blk in t:
                 self.pool.share(blk)
-        self.release()
-        self.tables, self.lengths = tables, lengths
+        for t in self.tables:
+            self.pool.release_table(t)
+        self.tables, self.lengths, self.tokens = tables, lengths, tokens
         self.slots = self.slots.index_select(0, index.cpu())
         if self.mask is not None:
             self.mask = self.mask.index_select(0, index.to(self.mask.device))
 
     def release(self) -> None:
-        """Give every block back to the pool (a finished request). The rows are then empty."""
+        """Give every block back to the pool (a finished request). The cache is then empty, as a new one:
+        no rows, no slots, no mask (a prefill after it starts afresh, at position 0)."""
         for t in self.tables:
             self.pool.release_table(t)  # last block first: a cached prefix is evicted from its tail
-        self.tables, self.lengths = [[] for _ in self.tables], [0] * len(self.tables)
+        self._empty()
 
     # -- prefix caching -----------------------------------------------------------------------
     def reuse_prefix(self, prompt_ids) -> int:
@@ -210,21 +226,39 @@ class PagedKVCache(Cache):
         """
         if self.tables:
             raise ValueError("reuse_prefix starts an empty cache; this one holds rows already")
-        tokens = [int(t) for t in torch.as_tensor(prompt_ids).flatten().tolist()]
+        tokens = as_id_list(prompt_ids, "prompt_ids")
         if not tokens:
             raise ValueError("prompt_ids is empty: there is no prefix to look up")
         blocks = self.pool.match_prefix(tokens)
         n = min(len(blocks) * self.pool.block_size, len(tokens) - 1)  # the full hit: recompute the last token
-        self.tables, self.lengths = [blocks], [n]
+        self.tables, self.lengths, self.tokens = [blocks], [n], [tokens[:n]]
         self.slots = self._slots_of(0, 0, n)[None]  # (1, n)
         return n
 
-    def publish_prefix(self, prompt_ids, row: int = 0) -> int:
-        """Make row ``row``'s full blocks of prompt tokens findable; returns how many of its blocks a
-        prefix key now names (blocks it found in the cache count too: they were published before)."""
-        tokens = [int(t) for t in torch.as_tensor(prompt_ids).flatten().tolist()]
-        n_done = min(len(tokens), self.lengths[row])
-        self.pool.publish(self.tables[row], tokens, n_done)
+    def publish_prefix(self, prompt_ids=None, row: int = 0) -> int:
+        """Make row ``row``'s full blocks of prompt tokens findable; returns how many of its blocks a prefix
+        key now names (blocks it found in the cache count too: they were published before).
+
+        ``prompt_ids`` (default: every token the row holds) must be what the row holds, or a beginning of it:
+        the cache records the ids of the tokens it was given, and a key published for other tokens than the
+        ones whose K/V a block holds would hand a later request wrong K/V, silently."""
+        if not self.tables:
+            raise ValueError("publish_prefix: this cache holds nothing yet: prefill the prompt into it first "
+                             "(n = cache.reuse_prefix(prompt), then prefill prompt[n:])")
+        check_int("row", row, minimum=0, maximum=len(self.tables) - 1)
+        held = self.tokens[row]
+        if held is None:
+            raise ValueError(f"publish_prefix: row {row}'s K/V were written without their token ids (update() called "
+                             "directly, or a serving engine's view), so its blocks cannot be named: prefill through "
+                             "the model (prefill(model, ids, cache=cache))")
+        tokens = held if prompt_ids is None else as_id_list(prompt_ids, "prompt_ids")
+        differ = next((i for i, (a, b) in enumerate(zip(tokens, held)) if a != b), None)
+        if differ is not None or len(tokens) > len(held):
+            where = (f"token {differ} is {tokens[differ]}, but the row holds {held[differ]} there" if differ is not None
+                     else f"it has {len(tokens)} tokens, the row holds {len(held)}")
+            raise ValueError(f"publish_prefix: prompt_ids is not what row {row} holds ({where}): the keys would name "
+                             "K/V of other tokens. Publish the prompt you prefilled into this cache")
+        self.pool.publish(self.tables[row], tokens, len(tokens))
         return sum(b in self.pool.key_of for b in self.tables[row])
 
     # -- inside ---------------------------------------------------------------------------------

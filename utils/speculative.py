@@ -28,7 +28,7 @@ import torch
 from .cache import KVCache
 from .sampling import filtered_probs
 from .model import check_model
-from .validate import as_id_batch, check_int, check_sampling_args
+from .validate import as_id_list, as_one_prompt, check_fits, check_ids, check_int, check_sampling_args
 
 
 @dataclass
@@ -50,13 +50,27 @@ class PromptLookup:
     def __init__(self, max_ngram: int = 3) -> None:
         self.max_ngram = check_int("max_ngram", max_ngram)
 
-    def propose(self, seq: list[int], k: int) -> list[int]:
+    def propose(self, seq, k: int) -> list[int]:
+        """Up to ``k`` tokens after ``seq`` (the ids so far: a list, or a ``[T]`` / ``[1, T]`` tensor)."""
+        seq = seq if isinstance(seq, list) and all(type(t) is int for t in seq) else as_id_list(seq, "seq")
+        check_int("k", k, minimum=0)
         for n in range(min(self.max_ngram, len(seq) - 1), 0, -1):
             tail = seq[-n:]
             for start in range(len(seq) - n - 1, -1, -1):  # the latest earlier occurrence first
                 if seq[start:start + n] == tail:
                     return seq[start + n:start + n + k]
         return []
+
+
+def _check_draft(draft) -> None:
+    """``draft`` is a draft model; the usual slips get the way out in their message."""
+    if isinstance(draft, str) or draft is PromptLookup:
+        raise ValueError(f"draft={draft!r}: for prompt lookup pass a PromptLookup() object (from "
+                         "utils.speculative); for a draft model, the model (draft, tok = load_draft_model())")
+    if isinstance(draft, tuple):
+        raise ValueError("draft is a tuple: load_draft_model() returns (model, tokenizer); unpack it, "
+                         "draft, tok = load_draft_model()")
+    check_model(draft, "draft")
 
 
 def _pick(probs: torch.Tensor, generator) -> int:
@@ -72,14 +86,17 @@ def speculative_generate(target, draft, input_ids, max_new_tokens: int, *, k: in
     check_model(target, "target")
     lookup = isinstance(draft, PromptLookup)
     if not lookup:
-        check_model(draft, "draft")
+        _check_draft(draft)
         if draft.cfg.vocab_size != target.cfg.vocab_size:
             raise ValueError(f"the draft's vocabulary ({draft.cfg.vocab_size} tokens) differs from the target's "
                              f"({target.cfg.vocab_size}): its token ids would mean other words")
-    ids = as_id_batch(input_ids)
-    if ids.shape[0] != 1:
-        raise ValueError(f"speculative_generate takes one prompt ([T] or [1, T]), got {ids.shape[0]} rows")
+    ids = as_one_prompt(input_ids, "input_ids")
+    check_ids(ids, target.cfg.vocab_size)
     check_int("max_new_tokens", max_new_tokens, minimum=0)
+    # Checked up front, as generate does: the caches would otherwise overflow a max_seq_len rounds later.
+    check_fits(target.cfg, ids.shape[1], max_new_tokens, whose="the target's")
+    if not lookup:
+        check_fits(draft.cfg, ids.shape[1], max_new_tokens, whose="the draft's")
     check_int("k", k)
     check_sampling_args(torch.zeros(1, 1), temperature, top_k, top_p)
     if seed is not None:

@@ -5,6 +5,8 @@ the argument in the one form the engine uses). None of them computes anything th
 """
 from __future__ import annotations
 
+import numbers
+import os
 import warnings
 from typing import Sequence
 
@@ -126,11 +128,43 @@ def check_decode_input(token_ids, cache) -> None:
         raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
 
 
-def check_fits(cfg, prompt_len: int, n_new: int, what: str = "max_new_tokens") -> None:
+def check_fits(cfg, prompt_len: int, n_new: int, what: str = "max_new_tokens", whose: str = "") -> None:
+    """The prompt and ``n_new`` more tokens fit the model's ``max_seq_len`` (``whose``: "the target's", ...)."""
     if prompt_len + n_new > cfg.max_seq_len:
-        raise ValueError(
-            f"prompt of {prompt_len} tokens + {what}={n_new} exceeds max_seq_len={cfg.max_seq_len}"
-        )
+        raise ValueError(f"prompt of {prompt_len} tokens + {what}={n_new} exceeds {whose + ' ' if whose else ''}"
+                         f"max_seq_len={cfg.max_seq_len}")
+
+
+# --- what may be allocated ------------------------------------------------------------------------
+
+ALLOCATION_ENV = "KV_COURSE_MAX_ALLOC_GB"  # overrides the limit below, in GB (10^9 bytes)
+ALLOCATION_LIMIT = 4 * 10**9  # bytes: far above any cache of the course, far below what a typo asks for
+
+
+def allocation_limit() -> int:
+    """Bytes one preallocation may take: ``ALLOCATION_LIMIT`` (4 GB), or the environment variable
+    ``KV_COURSE_MAX_ALLOC_GB`` (a number of GB, e.g. ``export KV_COURSE_MAX_ALLOC_GB=40``) when it is set."""
+    text = os.environ.get(ALLOCATION_ENV, "").strip()
+    if not text:
+        return ALLOCATION_LIMIT
+    try:
+        gb = float(text)
+    except ValueError:
+        raise ValueError(f"{ALLOCATION_ENV}={text!r} must be a number of GB, e.g. 40") from None
+    if not gb > 0:
+        raise ValueError(f"{ALLOCATION_ENV}={text!r} must be a number of GB > 0")
+    return int(gb * 10**9)
+
+
+def check_allocation(what: str, nbytes: int) -> None:
+    """Refuse to preallocate ``nbytes`` for ``what`` (the call and its sizes, e.g. "PagedKVCache(n_blocks=
+    1000000, block_size=16)") past ``allocation_limit()``. A size off by a few zeros would otherwise take
+    every byte of the machine (torch writes the zeros, so the memory is really taken) before any error."""
+    limit = allocation_limit()
+    if nbytes > limit:
+        raise ValueError(f"{what} would reserve {nbytes / 1e9:,.1f} GB ({nbytes:,} bytes), over the course's limit "
+                         f"of {limit / 1e9:g} GB: is a size off by a few zeros? (To allow it, set the environment "
+                         f"variable {ALLOCATION_ENV} to a number of GB.)")
 
 
 # --- what a cache is given ------------------------------------------------------------------------
@@ -195,19 +229,70 @@ def check_tokenizer(tokenizer) -> None:
                          f"got {type(tokenizer).__name__}: pass the model first, the tokenizer as tokenizer=...")
 
 
-def as_id_batch(input_ids) -> torch.Tensor:
-    """A prompt as ``[B, T]`` ids: a tensor, one list of ids, or equal-length lists of ids."""
+def _is_id(value) -> bool:
+    """An int, or a numpy integer (``np.int64`` from an array), never a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def _text_hint(value) -> str | None:
+    """The message for text where token ids belong (one string, or a list of them), else None."""
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        value = value[0]
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return (f"got the text {shown!r} where token ids belong: turn it into ids first, "
+                f"ids = tok.encode(text) (tok: the tokenizer from load_course_model())")
+    return None
+
+
+def as_id_batch(input_ids, name: str = "input_ids") -> torch.Tensor:
+    """A prompt as ``[B, T]`` ids: a tensor or numpy array (``[T]`` or ``[B, T]``), one list of ids, or
+    equal-length lists of ids. Text is refused with the way to ids (``tok.encode``); so is a single number,
+    or a tensor of another rank. The dtype and the id range are checked by the model (``check_ids``).
+    ``name``: the argument, as the messages call it."""
+    hint = _text_hint(input_ids)
+    if hint:
+        raise ValueError(f"{name}: {hint}")
+    if type(input_ids).__module__ == "numpy":  # an array (or a numpy scalar, refused below as one number)
+        try:
+            input_ids = torch.as_tensor(input_ids)
+        except (TypeError, RuntimeError) as err:  # an array of strings or objects
+            raise ValueError(f"{name} must be token ids (ints), got a numpy array: {err}") from None
     if isinstance(input_ids, (list, tuple)):
         rows = input_ids if input_ids and isinstance(input_ids[0], (list, tuple)) else [input_ids]
         if len({len(r) for r in rows}) > 1:
             raise ValueError(f"the prompts have different lengths {[len(r) for r in rows]}: left-pad them into one "
                              "batch with utils.generate.left_pad(rows, pad_id) and pass its attention_mask")
-        if any(not is_int(i) for r in rows for i in r):
-            raise ValueError("token ids must be ints; got " + repr([i for r in rows for i in r if not is_int(i)][:5]))
-        input_ids = torch.tensor(rows, dtype=torch.long)
-    if isinstance(input_ids, torch.Tensor) and input_ids.dim() == 1:
+        if any(not _is_id(i) for r in rows for i in r):
+            bad = [i for r in rows for i in r if not _is_id(i)]
+            hint = _text_hint(bad)
+            raise ValueError(f"{name}: {hint}" if hint else f"{name}: token ids must be ints; got {bad[:5]!r}")
+        input_ids = torch.tensor([[int(i) for i in r] for r in rows], dtype=torch.long)
+    if not isinstance(input_ids, torch.Tensor):
+        raise ValueError(f"{name} must be token ids: a [T] or [B, T] tensor, or a list of ints; "
+                         f"got {type(input_ids).__name__} {input_ids!r:.40}")
+    if input_ids.dim() == 1:
         input_ids = input_ids[None]  # (1, T): a single prompt
+    if input_ids.dim() != 2:
+        raise ValueError(f"{name} must be [T] or [B, T] token ids, got a tensor of shape {tuple(input_ids.shape)}")
     return input_ids
+
+
+def as_one_prompt(ids, name: str = "prompt") -> torch.Tensor:
+    """One sequence of token ids as ``[1, T]`` (from a list, a ``[T]`` or ``[1, T]`` tensor or numpy array);
+    text, and a batch of several rows, are refused naming ``name``."""
+    ids = as_id_batch(ids, name)
+    if ids.shape[0] != 1:
+        raise ValueError(f"{name} must be one prompt, one sequence of ids ([T] or [1, T]), got {ids.shape[0]} rows "
+                         f"(shape {tuple(ids.shape)}): pass one row, e.g. ids[0]")
+    if ids.is_floating_point() or ids.dtype == torch.bool:
+        raise ValueError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
+    return ids
+
+
+def as_id_list(ids, name: str = "tokens") -> list[int]:
+    """One sequence of token ids as a list of ints (see ``as_one_prompt`` for what is accepted)."""
+    return as_one_prompt(ids, name)[0].tolist()
 
 
 def as_torch_dtype(dtype) -> torch.dtype | None:

@@ -24,6 +24,7 @@ from ..cache import KVCache
 from ..generate import generate, left_pad, prefill
 from ..i18n import tr
 from ..model import Decoder, masked_forward
+from ..validate import as_one_prompt
 from .harness import N_STEPS, TOL, Outcome, run_check, show_diff
 
 
@@ -143,11 +144,10 @@ def prefill_chunks_full_mask(model, ids, mask, cache):
 # --- 5. a padded batch whose valid lengths are mixed up ----------------------------------------
 
 def padded_batch(prompt: torch.Tensor, pad_id: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Two rows of different lengths from one prompt ``[1, T]``: its first half, and all of it.
-
-    Returns ids and mask ``[2, T]``, padded on the left (``utils.generate.left_pad``).
+    """Two rows of different lengths from one prompt ``[1, T]`` (or ``[T]``, or a list of ids): its first
+    half, and all of it. Returns ids and mask ``[2, T]``, padded on the left (``utils.generate.left_pad``).
     """
-    row = prompt[0].tolist()
+    row = as_one_prompt(prompt)[0].tolist()
     return left_pad([row[: max(1, len(row) // 2)], row], pad_id)
 
 

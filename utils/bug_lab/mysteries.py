@@ -22,7 +22,8 @@ import torch
 from ..cache import KVCache
 from ..generate import decode_step, prefill
 from ..i18n import tr
-from ..validate import check_int
+from ..model import check_model
+from ..validate import as_one_prompt, check_fits, check_ids, check_int
 from . import catalogue as bugs
 from .harness import N_STEPS, run_check, text_table
 
@@ -55,9 +56,21 @@ class Mystery:
         return bugs.padded_batch(prompt)
 
     def check(self, model, prompt: torch.Tensor, n_steps: int = N_STEPS):
-        """The recompute check with this engine (errors become an ``Outcome``, as in the bug lab)."""
+        """The recompute check with this engine (errors become an ``Outcome``, as in the bug lab). Your
+        arguments are checked first: a mistake in them is a ``ValueError``, never blamed on the engine."""
+        prompt = _checked(model, prompt, n_steps)
         ids, mask = self.inputs(prompt)
         return run_check(model, ids, n_steps, attention_mask=mask, **self.engine())
+
+
+def _checked(model, prompt, n_steps: int) -> torch.Tensor:
+    """The prompt as ``[1, T]`` ids, once the model, the prompt and ``n_steps`` are known to be fine."""
+    check_model(model)
+    prompt = as_one_prompt(prompt)
+    check_ids(prompt, model.cfg.vocab_size)
+    check_int("n_steps", n_steps, minimum=0)
+    check_fits(model.cfg, prompt.shape[1], n_steps, "n_steps")
+    return prompt
 
 
 def _anonymous(fn: Callable, name: str) -> Callable:
@@ -197,7 +210,7 @@ def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = 
     on that same batch, to compare with. Returns a ``Probe``: tokens fed, positions, visible keys, ``seq_len``, the K
     shapes of layers 0 and 1 and whether layer 1 attends over its own keys, after every pass.
     """
-    check_int("n_steps", n_steps, minimum=0)
+    prompt = _checked(model, prompt, n_steps)
     if model.cfg.n_layers < 2:
         raise ValueError(f"probe compares layers 0 and 1: the model has n_layers={model.cfg.n_layers}")
     ids, mask = bugs.padded_batch(prompt)  # every mystery's input, and the correct engine's to compare

@@ -5,18 +5,25 @@
     exercises.show_solution("01.causal_mask")            # the reference, when you want it
 
 A stub that still raises ``NotImplementedError`` gets "not written yet: your turn", never a
-traceback; an error inside your code is shown as one short line with the case that raised it.
+traceback; a solution written halfway (one case reaches the ``raise``, another does not) gets its
+cases shown, each as it ran. An error inside your code is shown as one short line with the case
+that raised it. Each case may run ``CASE_SECONDS``: a function that loops forever is stopped and
+asked "is there an infinite loop?" instead of hanging the notebook.
 ``check`` returns a ``Report`` (``.passed``, ``.cases``) so a notebook can go on either way.
 The exercises themselves (contract, reference solution, cases, hint) are in ``catalogue.py``.
 """
 from __future__ import annotations
 
 import inspect
+import signal
 import textwrap
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..i18n import tr
+from ..i18n import in_language, tr
 from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
 from .judges import Case, Exercise, FormProblem, is_form_problem
@@ -50,6 +57,51 @@ class Report:
         """``check`` has printed every line already: a cell ending with it shows nothing more."""
 
 
+CASE_SECONDS = 20  # each case's limit in CPU seconds: a reference solution takes a fraction of one
+
+
+class RunProblem(str):
+    """A case that did not come back with a result (a part not written yet, no answer in time); ``hint``
+    is what ``check`` says instead of the exercise's idea hint."""
+
+    hint = ""
+
+
+class _TooSlow(BaseException):
+    """The alarm went off (a BaseException, so a learner's ``except Exception`` cannot swallow it)."""
+
+
+@contextmanager
+def _time_limit(seconds: float):
+    """Stop the block with ``_TooSlow`` once it has used ``seconds`` of CPU time. CPU time, not wall time: a
+    busy machine (a test run, a shared Colab) slows a case down without using more CPU, while a loop that never
+    ends keeps using it. The timer (ITIMER_PROF, SIGPROF) exists on Linux and macOS and its signal is handled
+    in the main thread, where a notebook's cells run; elsewhere (Windows, another thread) no limit."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum, frame):
+        raise _TooSlow()
+
+    previous = signal.signal(signal.SIGPROF, ring)
+    outer, _ = signal.setitimer(signal.ITIMER_PROF, seconds)
+    start = time.process_time()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+        if outer:  # a timer of the caller's was running: give it back what is left of it
+            signal.setitimer(signal.ITIMER_PROF, max(outer - (time.process_time() - start), 1e-3))
+
+
+def _run_problem(text: dict, hint: dict) -> RunProblem:
+    problem = RunProblem(in_language(text))
+    problem.hint = in_language(hint)
+    return problem
+
+
 def _short_error(err: BaseException) -> str:
     text = str(err).strip().splitlines()[0] if str(err).strip() else ""
     return f"{type(err).__name__}: {text[:160]}" if text else type(err).__name__
@@ -65,14 +117,31 @@ def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
     """Run every case of the exercise on ``fn``, silently; ``check`` prints the result."""
     ex = _exercise(exercise_id)
     if not callable(fn):
-        raise ValueError(f"check({exercise_id!r}, fn) needs your function, got {type(fn).__name__}")
+        raise ValueError(f"check({exercise_id!r}, fn) needs your function itself (its name, without calling it), "
+                         f"got {fn!r:.60} ({type(fn).__name__})")
     report = Report(exercise_id)
+    unfinished = 0  # cases that reached `raise NotImplementedError`
     for case in ex.cases():
         try:
-            got = case.run(fn)
+            with _time_limit(CASE_SECONDS):
+                got = case.run(fn)
         except NotImplementedError:
-            report.written = False
-            return report
+            unfinished += 1
+            report.cases.append(CaseResult(case.words, False, _run_problem(
+                {"en": "your function raised NotImplementedError here: this part is not written yet",
+                 "zh": "你的函数在这个用例里抛出了 NotImplementedError：这部分还没写完"},
+                {"en": "finish the part that still raises NotImplementedError, then run this cell again.",
+                 "zh": "先把还会抛出 NotImplementedError 的那部分写完，再运行这个单元格。"})))
+            continue
+        except _TooSlow:
+            report.cases.append(CaseResult(case.words, False, _run_problem(
+                {"en": f"no answer after {CASE_SECONDS} s of computing: is there an infinite loop? (the cases after it "
+                       "were not run)",
+                 "zh": f"计算了 {CASE_SECONDS} 秒还没有返回：是不是有死循环？（后面的用例没有再运行）"},
+                {"en": "look at every loop: does its condition ever become false (is the variable it tests updated "
+                       "inside the loop)?",
+                 "zh": "逐个检查循环：它的条件会不会变成假（条件里的变量在循环体里有没有更新）？"})))
+            break  # every later case would wait as long
         except Exception as err:  # the learner's code: show it, never a traceback
             report.cases.append(CaseResult(case.words, False, tr("your function raised {error}",
                                                                  error=_short_error(err))))
@@ -82,6 +151,8 @@ def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
         except Exception as err:  # a result of the wrong kind (a list for a tensor, ...)
             problem = FormProblem(tr("could not compare what came back ({error})", error=_short_error(err)))
         report.cases.append(CaseResult(case.words, problem is None, problem or ""))
+    if unfinished and unfinished == len(report.cases):  # the stub as it was handed out: nothing written yet
+        report.cases, report.written = [], False
     return report
 
 
@@ -101,7 +172,9 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
     if failed:
         n_ok = len(report.cases) - len(failed)
         summary = tr("{id}: {n_ok}/{n} cases pass.", id=exercise_id, n_ok=n_ok, n=len(report.cases))
-        if is_form_problem(failed[0].message):  # a type or shape slip: the idea hint would send you elsewhere
+        if isinstance(failed[0].message, RunProblem):  # it did not finish: the idea hint would not help yet
+            print(tr("{summary} Hint: {hint}", summary=summary, hint=failed[0].message.hint))
+        elif is_form_problem(failed[0].message):  # a type or shape slip: the idea hint would send you elsewhere
             print(tr("{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.",
                      summary=summary))
         else:

@@ -1,6 +1,8 @@
 """Exercises of notebook 13 (compression): reference solutions, cases and hints, merged into ``catalogue.EXERCISES``."""
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 from ..i18n import tr
@@ -27,10 +29,10 @@ def evict_recent(n_seen: int, budget: int, sinks: int) -> tuple[list[int], int]:
 # --- judges and cases -------------------------------------------------------------------------------
 
 def _number(got):
-    """A Python number, or a one-element tensor of one, as a float (None if neither)."""
+    """A Python or numpy number, or a one-element tensor of one, as a float (None if neither)."""
     if isinstance(got, torch.Tensor) and got.numel() == 1:
         return float(got)
-    if isinstance(got, (int, float)) and not isinstance(got, bool):
+    if isinstance(got, numbers.Real) and not isinstance(got, bool):  # numpy's floats and ints are Real too
         return float(got)
     return None
 

@@ -62,6 +62,22 @@ def same_tensor(expected: torch.Tensor, atol: float = 0.0) -> Callable[[Any], st
     return judge
 
 
+# Relative precision of a number that came as a narrower float (a float32 tensor, np.float32): its right
+# value is still right. A float64 result is held to the judge's own ``rel``.
+_FLOAT_REL = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6}
+
+
+def plain_number(got) -> tuple[Any, float]:
+    """A 0-d tensor or a numpy scalar as the Python number it holds, with the relative precision of its dtype
+    (0 for a full-precision number); anything else unchanged. ``torch.tensor(12)`` is 12 to a learner."""
+    if isinstance(got, torch.Tensor) and got.dim() == 0 and got.dtype != torch.bool:
+        return got.item(), _FLOAT_REL.get(str(got.dtype).replace("torch.", ""), 0.0)
+    if type(got).__module__ == "numpy" and getattr(got, "shape", None) == () and hasattr(got, "item") \
+            and type(got).__name__ != "bool_":
+        return got.item(), _FLOAT_REL.get(str(getattr(got, "dtype", "")), 0.0)
+    return got, 0.0
+
+
 def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
     def judge(got) -> str | None:
         if isinstance(expected, tuple):
@@ -69,11 +85,18 @@ def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
                 return FormProblem(tr("expected {n} values {expected!r}, got {got!r}",
                                       n=len(expected), expected=expected, got=got))
             problems = [same_value(e, rel)(g) for e, g in zip(expected, got)]
-            return next((_expected_got(expected, tuple(got)) for p in problems if p), None)
+            first = next((p for p in problems if p), None)
+            if first is None:
+                return None
+            shown = tuple(plain_number(g)[0] for g in got)
+            return first if is_form_problem(first) else _expected_got(expected, shown)
+        got, precision = plain_number(got)
         if expected is None:
             return None if got is None else tr("expected None, got {got!r}", got=got)
         if isinstance(expected, float):
-            ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isclose(got, expected, rel_tol=rel)
+            number = isinstance(got, (int, float)) and not isinstance(got, bool)
+            ok = number and (math.isclose(got, expected, rel_tol=max(rel, precision))
+                             or (math.isnan(expected) and math.isnan(got)))
             return None if ok else tr("expected {expected:.6g}, got {got!r}", expected=expected, got=got)
         if isinstance(expected, int) and not isinstance(expected, bool):
             if isinstance(got, numbers.Integral) and not isinstance(got, bool):  # numpy ints are fine

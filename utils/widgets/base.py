@@ -26,6 +26,31 @@ from ..plots.base import detached, figure_png
 _STYLE = {"description_width": "initial"}
 
 
+def option_values(options) -> list:
+    """The values of a control's ``options``: plain values, or the second item of ``(label, value)`` pairs."""
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+
+
+def check_option(name: str, value, options):
+    """``value`` among the control's ``options`` (returned as the option itself), else a ValueError naming the
+    panel's argument and what it may be. ipywidgets would raise a bare ``TraitError`` (a dropdown) or
+    silently clamp the value (a slider) instead."""
+    allowed = option_values(options)
+    for option in allowed:
+        if type(option) is type(value) or (isinstance(option, (int, float)) and isinstance(value, (int, float))
+                                           and not isinstance(value, bool)):
+            if option == value:
+                return option
+    raise ValueError(f"{name}={value!r} is not one of this panel's choices: {name} may be one of {allowed}")
+
+
+def check_range(name: str, value, lo, hi):
+    """``value`` a number in ``[lo, hi]``, the range of a slider, else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+        raise ValueError(f"{name}={value!r} is outside this panel's slider: {name} may be from {lo} to {hi}")
+    return value
+
+
 def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
                continuous_update: bool = True) -> widgets.IntSlider:
     """An IntSlider that reads the same on ipywidgets 7 and 8."""

@@ -13,12 +13,14 @@ import html
 
 from ..cache import KVCache
 from ..cache_quality import CacheQuality, compare_cache, exact_run, held_out_docs
-from ..i18n import tr
+from ..i18n import in_language, tr
 from ..kv_evict import EvictingKVCache
 from ..kv_quant import QuantizedKVCache
+from ..model import check_model
 from ..plots.base import format_bytes
 from ..plots.compression import RULE_NAMES, plot_compression_tradeoff
 from ..sizing import MODEL_PRESETS, bytes_per_element
+from ..validate import check_choice
 from .base import Panel, dropdown, selection_slider
 
 BITS = (16, 8, 4)  # 16: no quantization (the exact cache)
@@ -27,6 +29,7 @@ GROUP_NAMES = {"channel": "per channel", "token": "per token"}  # in words (the 
 RESIDUALS = (0, 2, 4)  # positions kept exact
 RULES = ("none", "recent", "key_norm", "attention")
 BUDGETS = (6, 8, 10)  # positions per layer an evicting cache keeps
+MEASURES = ("loss", "match", "max_diff")  # what the chart's y axis shows
 GROUP_SIZE, SINKS, WINDOW = 4, 1, 4  # positions per per-channel group; the sink (<BOS>) and the recent window
 N_PREFILL, N_DOCS, MIN_TOKENS = 4, 40, 12  # each document: 4 tokens prefilled, the rest decoded one by one
 # The sizing part: a real model, a long context, groups and a residual of the size real systems use.
@@ -138,7 +141,12 @@ def sizing(bits: int, key_group: str, value_group: str) -> dict:
 def tradeoff_state(points: list[tuple], n_docs: int, bits: int, key_group: str, value_group: str, residual: int,
                    rule: str, budget: int, measure: str) -> dict:
     """What ``plot_compression_tradeoff`` draws for one setting (the panel's ``state``): ``points`` from
-    ``tradeoff_points``; the setting's ``key``, ``ratio`` and ``quality`` (None when not measured)."""
+    ``tradeoff_points``; the setting's ``key``, ``ratio`` and ``quality`` (None when not measured). Each value
+    must be one the panel offers: another (bits=2, rule="h2o") is a ValueError naming it."""
+    for name, value, allowed in (("bits", bits, BITS), ("key_group", key_group, GROUPINGS),
+                                 ("value_group", value_group, GROUPINGS), ("residual", residual, RESIDUALS),
+                                 ("rule", rule, RULES), ("budget", budget, BUDGETS), ("measure", measure, MEASURES)):
+        check_choice(name, value, allowed)
     key = setting_key(bits, key_group, value_group, residual, rule, budget)
     found = next(((r, q) for k, r, q in points if k == key), None)
     exact = next(q for k, _, q in points if k == ("exact",))
@@ -161,8 +169,14 @@ class CacheCompressionPanel(Panel):
     title = "A smaller KV cache: memory against quality"
 
     def __init__(self, model, tok=None, *, docs=None, grid: dict | None = None, n_docs: int = N_DOCS) -> None:
+        check_model(model)
         if docs is None and tok is None:
             raise ValueError("CacheCompressionPanel needs the tokenizer (to pick held-out documents) or docs=")
+        if docs is not None and not len(docs):
+            raise ValueError("docs is empty: pass at least one [1, T] document (e.g. held_out_docs(tok)), or leave "
+                             "docs out and pass the tokenizer")
+        if grid is not None and ("exact",) not in grid:
+            raise ValueError("grid must hold the exact cache's entry ('exact',): make it with quality_grid(model, docs)")
         self.cfg = model.cfg
         self.docs = docs if docs is not None else held_out_docs(tok, n_docs, MIN_TOKENS)
         self.grid = grid if grid is not None else quality_grid(model, self.docs)
@@ -187,6 +201,10 @@ class CacheCompressionPanel(Panel):
             head = ("<p style='color:#b00'>" + tr("Quantizing and evicting at once is not measured here: this course's "
                                                    "caches do one or the other. Set bits to 16 (off) to see eviction, "
                                                    "or the rule to none to see quantization.") + "</p>")
+        elif s["quality"] is None:  # a grid measured on fewer settings than the controls offer
+            head = "<p style='color:#b00'>" + html.escape(in_language({
+                "en": f"{describe(s['key'])}: not measured in this panel's grid (it was built with fewer settings).",
+                "zh": f"{describe(s['key'])}：这个面板的网格里没有测这个设置（建网格时只测了一部分设置）。"})) + "</p>"
         else:
             q = s["quality"]
             head = "<p>" + tr("<b>{setting}</b>: the cache holds <b>{ratio:.0%}</b> of the exact cache's bytes. On {n} "

@@ -27,10 +27,20 @@ class SamplingPanel(Panel):
     title = "From logits to a token: temperature, top-k, top-p"
 
     def __init__(self, model, tokenizer, prompts=SAMPLING_PROMPTS, n_show: int = 12) -> None:
+        from ..model import check_model
+
+        check_model(model)
+        if not callable(getattr(tokenizer, "encode", None)) or isinstance(tokenizer, torch.nn.Module):
+            raise ValueError(f"tokenizer must be the course tokenizer (model, tok = load_course_model()), "
+                             f"got {type(tokenizer).__name__}")
+        prompts = [prompts] if isinstance(prompts, str) else list(prompts)
+        if not prompts:
+            raise ValueError("prompts is empty: give the panel at least one prompt, e.g. ['<BOS> 我 喜欢']")
+        for p in prompts:  # a prompt the tokenizer cannot read is refused by name, never swapped for another
+            tokenizer.encode(p)
         self.model, self.tok, self.n_show = model, tokenizer, n_show
         self.V = model.cfg.vocab_size
         self._logits: dict[str, object] = {}
-        prompts = [p for p in prompts if all(w in tokenizer.vocab for w in p.split())] or ["<BOS>"]
         super().__init__({
             "prompt": dropdown(tr("prompt"), prompts, prompts[0]),
             "temperature": float_slider(tr("temperature (0 = greedy)"), 1.0, 0.0, 2.0, 0.05, continuous_update=False),

@@ -16,9 +16,11 @@ import torch
 
 from ..generate import generate
 from ..i18n import tr
+from ..model import check_model
 from ..plots.speculative import plot_speculative_rounds
 from ..speculative import PromptLookup, speculative_generate
-from .base import Panel, dropdown, int_slider, selection_slider
+from ..validate import as_one_prompt, check_choice, check_int
+from .base import Panel, check_option, check_range, dropdown, int_slider, selection_slider
 
 SPEC_PROMPTS = ["<BOS> 我 有", "<BOS> she has a", "<BOS> 他们 也 喜欢 马 。 他们 也", "<BOS> I have two cats . I"]
 TEMPERATURES = [0.0, 0.5, 0.8, 1.0, 1.5]
@@ -50,6 +52,7 @@ def speculative_rounds(target, draft, tok, ids: torch.Tensor, max_new_tokens: in
     it), ``tokens`` and ``text`` (the new tokens), the counts (``acceptance_rate``, ``target_calls``,
     ``draft_calls``, ``n_rounds``, ``tokens_per_round``), and, greedy, ``reference`` (the target's own
     greedy tokens, computed unless given) and ``first_diff`` (the first new token that differs, or None)."""
+    ids = as_one_prompt(ids, "ids")
     res = speculative_generate(target, draft, ids, max_new_tokens, k=k, temperature=temperature,
                                seed=seed if temperature > 0 else None, rollback=rollback)
     T0 = ids.shape[-1]
@@ -87,8 +90,18 @@ class SpeculativePanel(Panel):
 
     def __init__(self, target, tok, draft_model, *, prompts=SPEC_PROMPTS, max_new_tokens: int = NEW_TOKENS,
                  k: int = 4, temperature: float = 0.0, draft: str = "model") -> None:
+        check_model(target, "target")
+        if not callable(getattr(tok, "encode", None)) or isinstance(tok, torch.nn.Module):
+            raise ValueError(f"tok must be the tokenizer (model, tok = load_course_model()), got {type(tok).__name__}: "
+                             "SpeculativePanel(target, tok, draft_model)")
+        if draft_model is None or isinstance(draft_model, tuple):
+            raise ValueError(f"draft_model must be the draft model (draft, tok = load_draft_model()), got "
+                             f"{type(draft_model).__name__}" + (": unpack load_draft_model()'s pair"
+                                                                 if isinstance(draft_model, tuple) else ""))
+        check_model(draft_model, "draft_model")
         if not prompts:
             raise ValueError("prompts must hold at least one prompt")
+        check_int("max_new_tokens", max_new_tokens)
         self.target, self.tok, self.draft_model = target, tok, draft_model
         self.prompts = [torch.tensor([tok.encode(p)]) for p in prompts]  # each (1, T)
         self.max_new_tokens = max_new_tokens
@@ -99,6 +112,9 @@ class SpeculativePanel(Panel):
                   (tr("prompt lookup (no weights)"), "lookup")]
         temps = [(tr("0 (greedy)"), 0.0)] + [(f"{t:g}", t) for t in TEMPERATURES[1:]]
         crops = [(tr("crop both caches (correct)"), True), (tr("no crop (the bug)"), False)]
+        # The controls' values are checked first: ipywidgets would raise a bare TraitError, or clamp a slider.
+        check_range("k", k, 1, MAX_K)
+        temperature, draft = check_option("temperature", temperature, temps), check_option("draft", draft, drafts)
         controls = {
             "k": int_slider(tr("k (drafts per round)"), k, 1, MAX_K),
             "temperature": selection_slider(tr("temperature (0 = greedy)"), temps, temperature),
@@ -109,6 +125,8 @@ class SpeculativePanel(Panel):
         super().__init__(controls)
 
     def compute(self, k: int, temperature: float, draft: str, prompt: int, rollback: bool) -> dict:
+        check_choice("draft", draft, ("model", "lookup"))  # anything else must not silently mean the model
+        check_int("prompt", prompt, minimum=0, maximum=len(self.prompts) - 1)
         key = (k, temperature, draft, prompt, rollback)
         if key not in self._runs:
             ids = self.prompts[prompt]
