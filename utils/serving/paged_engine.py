@@ -74,7 +74,9 @@ class PagedEngine(ServingEngine):
             raise ValueError(f"max_batch_tokens ({max_batch_tokens}) must be >= max_batch ({max_batch}): every "
                              "running request decodes one token per iteration")
         self.prefill_chunk = math.inf if prefill_chunk is None else check_int("prefill_chunk", prefill_chunk)
-        self.prefix_caching = bool(prefix_caching)
+        if not isinstance(prefix_caching, bool):
+            raise ValueError(f"prefix_caching must be True or False, got {prefix_caching!r}")
+        self.prefix_caching = prefix_caching
         self.max_batch_tokens, self.max_batch = max_batch_tokens, max_batch
         if dtype is None and costs is None:
             dtype = model.lm_head.weight.dtype

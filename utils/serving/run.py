@@ -14,7 +14,9 @@ import numpy as np
 
 
 def _per_s(count: int, seconds: float) -> float:
-    """``count`` per second (infinite for zero seconds: replayed costs of zero)."""
+    """``count`` per second (infinite for zero seconds: replayed costs of zero; 0 when nothing was counted)."""
+    if count == 0:
+        return 0.0
     return count / seconds if seconds > 0 else math.inf
 
 
@@ -89,6 +91,8 @@ class Run:
     def makespan_s(self) -> float:
         """From the first arrival to the last token."""
         rs = self.served
+        if not rs:  # nothing was served: a run of no time
+            return 0.0
         return max(r.token_times[-1] for r in rs) - min(r.arrival_s for r in rs)
 
     def summary(self) -> dict:

@@ -16,7 +16,7 @@ import html
 from ..i18n import tr
 from ..plots.paged import plot_block_map
 from ..serving import PagedEngine, StepCostModel
-from .base import Panel, dropdown, int_slider
+from .base import Panel, check_option, dropdown, int_slider
 
 BLOCK_SIZES = (4, 8, 16)
 POOL_SIZES = (12, 16, 24, 32, 48)
@@ -137,6 +137,8 @@ class BlockMapPanel(Panel):
                  block_size: int = 4, n_blocks: int = 24, step: int = 12) -> None:
         if workload is None and tok is None:
             raise ValueError("BlockMapPanel needs the tokenizer (to build its script) or workload=")
+        check_option("block_size", block_size, BLOCK_SIZES)
+        check_option("n_blocks", n_blocks, POOL_SIZES)
         self.cfg = getattr(model, "cfg", model)
         self.workload = workload if workload is not None else block_map_workload(tok)
         self.runs: dict[tuple[int, int], list[dict] | str] = {}
@@ -159,6 +161,8 @@ class BlockMapPanel(Panel):
         })
 
     def compute(self, step: int, block_size: int, n_blocks: int) -> dict:
+        check_option("block_size", block_size, BLOCK_SIZES)
+        check_option("n_blocks", n_blocks, POOL_SIZES)
         run = self.runs[block_size, n_blocks]
         base = {"block_size": block_size, "n_blocks": n_blocks, "asked": step}
         if isinstance(run, str):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..i18n import tr
 from ..plots.serving import plot_engine_timeline
 from ..serving import PagedEngine, StepCostModel, Workload, poisson_arrivals, serve
-from .base import Panel, selection_slider
+from .base import Panel, check_option, selection_slider
 
 RATE_CHOICES = [25, 50, 100, 200, 400, 800, 1600]  # requests per second
 BUDGET_CHOICES = [8, 16, 32, 64, 128, 256]  # max_batch_tokens: tokens one iteration may run
@@ -52,6 +52,10 @@ class EngineTimelinePanel(Panel):
                  max_batch_tokens: int = 32, prefill_chunk: int | None = 16) -> None:
         if not isinstance(workload, Workload) or not len(workload):
             raise ValueError(f"workload must be a non-empty utils.serving.Workload, got {workload!r}")
+        # checked before the costs are fitted (seconds of real runs): a value the sliders do not offer
+        check_option("rate", rate, RATE_CHOICES)
+        check_option("max_batch_tokens", max_batch_tokens, BUDGET_CHOICES)
+        check_option("prefill_chunk", prefill_chunk or 0, [0, *CHUNK_CHOICES[1:]])
         self.fit_runs = {}  # the real runs the costs were fitted to (none when costs are given)
         if costs is None:
             costs, self.fit_runs = fit_step_costs(model, workload, rate=rate, seed=seed, n_blocks=n_blocks,
