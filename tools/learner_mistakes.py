@@ -637,7 +637,7 @@ def _():
 
 # --- 12. the NameError hint and the notebooks' names ------------------------------------------------
 
-from nbsync import bound_names, defined_names  # noqa: E402
+from nbsync import bound_names, cell_tree, defined_names  # noqa: E402
 from utils import name_hints  # noqa: E402
 
 
@@ -698,16 +698,12 @@ def _top_level_reads(tree) -> set[str]:
 def travelling_short_names(nb) -> list[str]:
     """Short names (``_SHORT``) that one cell binds and a later cell reads without binding them itself: a
     learner who runs the later cell alone meets a NameError whose name says nothing of where it comes from."""
-    import ast
-
     bound, found = set(), set()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        try:
-            tree = ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
-                                       for line in cell.source.splitlines()))
-        except SyntaxError:
+        tree = cell_tree(cell.source)
+        if tree is None:
             continue
         mine = set(bound_names(tree))
         found |= (_top_level_reads(tree) & _SHORT & bound) - mine

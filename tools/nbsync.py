@@ -131,10 +131,21 @@ def bound_names(tree) -> list[str]:
     return names
 
 
+def cell_tree(source: str):
+    """The syntax tree of a code cell, its IPython magics and shell lines read as ``pass``; None when the
+    cell is not Python."""
+    import ast
+
+    try:
+        return ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
+                                   for line in source.splitlines()))
+    except SyntaxError:
+        return None
+
+
 def defined_names(nb: nbformat.NotebookNode) -> dict:
     """``{"sections": [heading, ...], "names": {name: index of the section of the cell that first defines it}}``
     over the notebook's code cells (every name a cell binds, ``bound_names``; the setup cell's aside)."""
-    import ast
 
     found: dict[str, int] = {}
     sections = [""]
@@ -146,10 +157,8 @@ def defined_names(nb: nbformat.NotebookNode) -> dict:
             continue
         if cell.source.startswith(SETUP_MARKER):
             continue
-        try:
-            tree = ast.parse("\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
-                                       for line in cell.source.splitlines()))
-        except SyntaxError:
+        tree = cell_tree(cell.source)
+        if tree is None:
             continue
         for name in bound_names(tree):
             if not name.startswith("_") and name not in found:
