@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 from utils import MODEL_PRESETS, kv_cache_bytes  # noqa: E402
 from utils.sizing import DTYPE_BYTES, bytes_per_element, cache_bytes_for, max_concurrent_requests  # noqa: E402
-from utils.widgets import CUSTOM, T_CHOICES, BudgetPlanner, KVCacheExplorer  # noqa: E402
+from utils.widgets import CUSTOM, BudgetPlanner, KVCacheExplorer  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 

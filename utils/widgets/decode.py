@@ -97,7 +97,7 @@ def trace_decode(model, ids: list[int], max_new_tokens: int, eos_id: int | None 
     Returns ``new_ids`` and, per step, ``cache_before`` / ``cache_after``: the length of every
     layer's cache read from the cache itself (lists of L ints).
     """
-    T0, L = len(ids), model.cfg.n_layers
+    L = model.cfg.n_layers
     # One CPU thread: for matrices this small, waking more threads costs more than it saves.
     with torch_threads(1), torch.inference_mode():
         logits, kv = prefill(model, torch.tensor([ids]), cache=KVCache())  # (1, V)
