@@ -780,6 +780,9 @@ case("EngineTimelinePanel(max_batch_tokens=4)", raises("max_batch_tokens"))(
             4, CFG.vocab_size, (8, 16), (4, 8), seed=0), max_batch_tokens=4))
 case("BlockMapPanel(block_size=5)", raises("block_size"))(
     lambda: __import__("utils.widgets", fromlist=["BlockMapPanel"]).BlockMapPanel(MODEL, TOK, block_size=5))
+case("BlockMapPanel.compute(block_size=32)", raises("block_size"))(
+    lambda: __import__("utils.widgets", fromlist=["BlockMapPanel"]).BlockMapPanel(MODEL, TOK).compute(
+        step=0, block_size=32, n_blocks=24))
 
 
 # --- running them ---------------------------------------------------------------------------------
