@@ -24,7 +24,7 @@ import torch
 
 from .cache import KVCache
 from .model import check_model
-from .validate import as_one_prompt, check_int
+from .validate import as_one_prompt, check_cache, check_int, check_tokenizer
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,7 @@ def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int 
     predictions are not meaningful, so quality is measured document by document.)"""
     from .corpus import make_splits
 
-    if not callable(getattr(tokenizer, "encode", None)) or isinstance(tokenizer, torch.nn.Module):
-        raise ValueError(f"held_out_docs needs the tokenizer (model, tok = load_course_model()), "
-                         f"got {type(tokenizer).__name__}")
+    check_tokenizer(tokenizer, needs="encode", usage="held_out_docs(tok)", required=True)
     check_int("n_docs", n_docs)
     check_int("min_tokens", min_tokens, minimum=2)
     _, docs = make_splits(0, 40 * n_docs, seed)
@@ -145,9 +143,11 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
 def _new_cache(make_cache) -> object:
     """``make_cache()``, checked to be a cache that holds nothing yet."""
     cache = make_cache()
-    if not all(hasattr(cache, name) for name in ("update", "seq_len", "seen_tokens")):
+    try:
+        check_cache(cache)  # the interface the model asks of a cache
+    except ValueError:
         raise ValueError(f"make_cache() returned a {type(cache).__name__}, not a cache: it must return a new cache "
-                         "object, e.g. lambda: KVCache()")
+                         "object, e.g. lambda: KVCache()") from None
     if cache.seq_len or cache.seen_tokens():
         raise ValueError(f"make_cache() returned a cache that already holds {cache.seen_tokens()} tokens: each call "
                          "must make a new, empty cache (lambda: KVCache(), not lambda: cache), or every text is "

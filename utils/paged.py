@@ -128,8 +128,10 @@ class PagedKVCache(Cache):
             cols = torch.arange(T_new) if new_mask is None else new_mask[b].nonzero().flatten().cpu()
             new[b, cols] = self._slots_of(b, self.lengths[b], self.lengths[b] + m)
             self.lengths[b] += m
-            known = self.tokens[b] is not None and ids is not None
-            self.tokens[b] = self.tokens[b] + ids[b, cols.to(ids.device)].tolist() if known else None
+            if ids is None:  # K/V written without their ids: this row can no longer be named
+                self.tokens[b] = None
+            elif self.tokens[b] is not None:
+                self.tokens[b].extend(ids[b, cols.to(ids.device)].tolist())
         self._new, self._next_layer = new, 0
         self.slots = torch.cat([self.slots, new], dim=1)  # (B, seq_len + T_new)
         if self.mask is not None or new_mask is not None:

@@ -223,10 +223,13 @@ def eos_set(eos_id) -> set[int]:
     return set(ids)
 
 
-def check_tokenizer(tokenizer) -> None:
-    if tokenizer is not None and (isinstance(tokenizer, torch.nn.Module) or not callable(getattr(tokenizer, "decode", None))):
-        raise ValueError(f"tokenizer must have a decode(ids) method (e.g. the course Tokenizer), "
-                         f"got {type(tokenizer).__name__}: pass the model first, the tokenizer as tokenizer=...")
+def check_tokenizer(tokenizer, name: str = "tokenizer", needs: str = "decode",
+                    usage: str = "pass the model first, the tokenizer as tokenizer=...", required: bool = False) -> None:
+    """``tokenizer`` has the method ``needs``, as the course Tokenizer does, and is not a model passed in its place
+    (None passes unless ``required``); the message names the argument (``name``) and how the call is written."""
+    if (tokenizer is not None or required) and (isinstance(tokenizer, torch.nn.Module) or not callable(getattr(tokenizer, needs, None))):
+        raise ValueError(f"{name} must be a tokenizer with {needs}(), such as the course Tokenizer (model, tok = "
+                         f"load_course_model()), got {type(tokenizer).__name__}: {usage}")
 
 
 def _is_id(value) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from ..model import check_model
-from ..validate import as_one_prompt, check_int, eos_set
+from ..validate import as_id_list, check_int, eos_set
 from .arrivals import Workload, is_real
 from .costs import StepCostModel
 from .run import Request, Run
@@ -44,7 +44,7 @@ class ServingEngine:
     # -- requests -------------------------------------------------------------------------------
     def add_request(self, prompt_ids, max_new_tokens: int, arrival_time: float = 0.0, eos_id=None) -> int:
         """Queue a request; returns its id. It can start once the clock reaches ``arrival_time``."""
-        prompt = as_one_prompt(prompt_ids, "prompt_ids")[0].tolist()  # text, floats, a batch: refused
+        prompt = as_id_list(prompt_ids, "prompt_ids")  # text, floats, a batch: refused
         if not prompt:
             raise ValueError("prompt_ids must hold at least one token, got an empty prompt")
         check_int("max_new_tokens", max_new_tokens)

@@ -6,6 +6,7 @@ import html
 import torch
 
 from ..i18n import tr
+from ..validate import check_tokenizer
 from .base import Panel, dropdown, float_slider, int_slider
 
 
@@ -30,9 +31,7 @@ class SamplingPanel(Panel):
         from ..model import check_model
 
         check_model(model)
-        if not callable(getattr(tokenizer, "encode", None)) or isinstance(tokenizer, torch.nn.Module):
-            raise ValueError(f"tokenizer must be the course tokenizer (model, tok = load_course_model()), "
-                             f"got {type(tokenizer).__name__}")
+        check_tokenizer(tokenizer, needs="encode", usage="SamplingPanel(model, tok)", required=True)
         prompts = [prompts] if isinstance(prompts, str) else list(prompts)
         if not prompts:
             raise ValueError("prompts is empty: give the panel at least one prompt, e.g. ['<BOS> 我 喜欢']")

@@ -19,7 +19,7 @@ from ..i18n import tr
 from ..model import check_model
 from ..plots.speculative import plot_speculative_rounds
 from ..speculative import PromptLookup, speculative_generate
-from ..validate import as_one_prompt, check_choice, check_int
+from ..validate import as_one_prompt, check_choice, check_int, check_tokenizer
 from .base import Panel, check_option, check_range, dropdown, int_slider, selection_slider
 
 SPEC_PROMPTS = ["<BOS> 我 有", "<BOS> she has a", "<BOS> 他们 也 喜欢 马 。 他们 也", "<BOS> I have two cats . I"]
@@ -91,9 +91,7 @@ class SpeculativePanel(Panel):
     def __init__(self, target, tok, draft_model, *, prompts=SPEC_PROMPTS, max_new_tokens: int = NEW_TOKENS,
                  k: int = 4, temperature: float = 0.0, draft: str = "model") -> None:
         check_model(target, "target")
-        if not callable(getattr(tok, "encode", None)) or isinstance(tok, torch.nn.Module):
-            raise ValueError(f"tok must be the tokenizer (model, tok = load_course_model()), got {type(tok).__name__}: "
-                             "SpeculativePanel(target, tok, draft_model)")
+        check_tokenizer(tok, "tok", needs="encode", usage="SpeculativePanel(target, tok, draft_model)", required=True)
         if draft_model is None or isinstance(draft_model, tuple):
             raise ValueError(f"draft_model must be the draft model (draft, tok = load_draft_model()), got "
                              f"{type(draft_model).__name__}" + (": unpack load_draft_model()'s pair"
