@@ -25,7 +25,7 @@ ROOMS = [
                         "bench_cases.py"]),
     ("2", "variants on the cache interface", ["sliding.py", "beam.py", "kv_quant.py", "kv_evict.py",
                                               "cache_quality.py", "speculative.py"]),
-    ("2", "the course model and the bridge to transformers", ["corpus.py", "tokenizer.py", "course_model.py",
+    ("2", "the course model and the bridge to transformers", ["corpus.py", "grammar.py", "tokenizer.py", "course_model.py",
                                                               "hub.py", "hf.py"]),
     ("2", "wings", ["bug_lab/", "serving/", "quiz/"]),
     ("3", "the screen", ["widgets/", "plots/", "exercises/", "check.py", "series.py", "name_hints.py"]),

@@ -79,3 +79,6 @@ def in_language(texts: dict[str, str]) -> str:
     if lang not in texts:
         raise KeyError(f"no {lang} text among {sorted(texts)}")
     return texts[lang]
+
+
+from .width import display_width, pad  # noqa: E402  (tables that hold Chinese pad by columns, not characters)
