@@ -1,12 +1,15 @@
 """Chinese feedback: after ``set_language("zh")`` the exercises' checks, the mystery lab and the bug lab
 print Chinese, judge exactly as in English, and leave no English word behind.
 
-Covers utils/exercises (check and its judges), utils/bug_lab/mysteries.py (diagnose, probe), utils/bug_lab/harness.py and
-the texts of utils/bug_lab/catalogue.py (the catalogue part is utils/i18n/zh_exercises.py). What stays as it is:
+Covers utils/exercises (check and its judges), utils/bug_lab/mysteries.py (diagnose, probe),
+utils/bug_lab/harness.py and the texts of utils/bug_lab/catalogue.py, the comments and docstrings of its code diffs
+included (the catalogue part is utils/i18n/zh_exercises.py). What stays as it is:
 Python string literals in a message (a case's own text, such as a stop string, and the words of
 ``VOCABULARY``) and the text of an exception raised by Python or torch in the learner's code.
 """
+import inspect
 import re
+import textwrap
 
 import pytest
 import torch
@@ -16,8 +19,8 @@ from test_exercises import MISTAKES
 from utils import bug_lab as bugs
 from utils.bug_lab import mysteries
 from utils import exercises as E
-from utils.bug_lab.harness import _width
-from utils.i18n import set_language
+from utils.bug_lab.harness import speak
+from utils.i18n import display_width, set_language
 from utils.course_model import load_course_model
 from utils.i18n import tr
 
@@ -107,11 +110,19 @@ def test_the_judges_name_what_came_back_in_chinese(capsys):
     assert "compare_with_recompute：第 1 步（位置 9）出现偏差" in out and "提示：新 token 的位置等于缓存里已有的 token 数" in out
 
 
-def test_a_programmers_mistake_still_raises_in_english():
+def test_a_wrong_exercise_or_diagnosis_is_refused_in_chinese():
+    with pytest.raises(ValueError, match=r"^没有练习 '09.nope'；现有的练习是 \['01.causal_mask'"):
+        E.check("09.nope", lambda: None)
+    with pytest.raises(ValueError, match=r"^`check\('01.causal_mask', fn\)` 需要你的函数本身.*实际传入的是 5（int）$"):
+        E.check("01.causal_mask", 5)
+    for guess in ("宇宙射线", "banana"):
+        with pytest.raises(ValueError, match=rf"^`diagnose\(1, '{guess}'\)`：请用 \['axis', .*\] 中的一个词说出这个 bug"):
+            E.diagnose(1, guess)
+    set_language("en")  # the English messages are as they were
     with pytest.raises(ValueError, match="unknown exercise '09.nope'"):
         E.check("09.nope", lambda: None)
-    with pytest.raises(ValueError, match="name the bug with one of"):
-        E.diagnose(1, "宇宙射线")
+    with pytest.raises(ValueError, match=r"^diagnose\(1, 'banana'\): name the bug with one of \['axis'"):
+        E.diagnose(1, "banana")
 
 
 # --- the mystery lab -----------------------------------------------------------------------------------
@@ -123,11 +134,11 @@ def test_the_probe_prints_chinese_and_keeps_its_rows(course):
         text = str(probe)
         assert not english_in(text), (n, english_in(text))
         head = [c.strip() for c in text.splitlines()[0].split("|")]
-        assert head == ["前向传播", "喂入 token 数", "最后的位置", "可见的键", "seq_len", "第 0 层 K [B, H_kv, T, d_h]",
+        assert head == ["前向计算", "送入的 token 数", "最后的位置", "可见的键", "seq_len", "第 0 层 K [B, H_kv, T, d_h]",
                         "第 1 层 K", "第 1 层读自己的 K"]
         assert [r["pass"] for r in probe.rows] == ["prefill", "step 1", "step 2"]  # the data stays as it was
         assert [line.split("|")[0].strip() for line in text.splitlines()[2:]] == ["预填充", "第 1 步", "第 2 步"]
-        widths = {_width(line) for line in text.splitlines()[:2]}
+        widths = {display_width(line) for line in text.splitlines()[:2]}
         assert len(widths) == 1  # the header and the rule line up, Chinese characters counted two columns wide
 
 
@@ -152,7 +163,7 @@ def test_each_mystery_checks_and_diagnoses_in_chinese(course, capsys):
 def test_diagnose_also_takes_the_chinese_words(language, capsys):
     set_language(language)
     chinese = {"position": "位置", "mask": "掩码", "axis": "拼接维度", "padding": "填充", "dropout": "随机失活",
-               "layer0": "第 0 层", "refeed": "重复喂入", "beam": "束搜索"}
+               "layer0": "第 0 层", "refeed": "重复送入", "beam": "束搜索"}
     assert {mysteries.ALIASES[w.replace(" ", "")] for w in chinese.values()} == set(chinese)
     assert set(mysteries.ALIASES.values()) <= set(E.VOCABULARY)
     for n in range(1, 6):
@@ -182,7 +193,7 @@ def test_the_bug_table_and_the_outcomes_are_chinese(course):
     lines = text.splitlines()
     assert [c.strip() for c in lines[0].split("|")] == ["bug", "症状", "原因", "检查 / 修复", "首次出现差异"]
     assert lines[-1].endswith("哈希相同：True") and len(lines) == 2 + len(bugs.BUGS) + 1
-    assert len({_width(line) for line in lines[:2]}) == 1
+    assert len({display_width(line) for line in lines[:2]}) == 1
     for bug, broken, fixed in results:
         assert tr(bug.title) in text
         assert fixed.summary().startswith("通过：") and fixed.short() == "通过"
@@ -198,3 +209,74 @@ def test_english_is_unchanged_after_chinese(course, capsys):
     assert str(mysteries.probe(model, prompt)).startswith("pass    | tokens fed | last position | keys it sees")
     E.check("01.causal_mask", _stub)
     assert capsys.readouterr().out.startswith("01.causal_mask: not written yet: your turn")
+
+
+# --- the bug lab's code diffs: their comments and docstrings in Chinese ---------------------------------------
+
+COMMENT = re.compile(r"#\s*(.*)$")  # the code of the bug lab holds no "#" inside a string
+DOCSTRING = re.compile(r'"""(.*)"""')
+
+
+def _diffs() -> dict[str, str]:
+    """Every diff the bug lab shows: each bug's (show_fix, the panel), and the chunked prefill's (notebook 07)."""
+    diffs = {bug.key: bugs.show_fix(bug) for bug in bugs.BUGS}
+    diffs["chunks"] = bugs.show_diff(bugs.prefill_chunks_short_mask, bugs.prefill_chunks_full_mask)
+    return diffs
+
+
+def _prose_lines(code: str) -> list[str]:
+    """The comments and the docstrings of ``code`` (a diff or a source)."""
+    found = []
+    for line in code.splitlines():
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        found += [m.group(1) for m in (COMMENT.search(line), DOCSTRING.search(line)) if m]
+    return found
+
+
+def test_no_english_comment_is_left_in_a_chinese_diff():
+    for key, diff in _diffs().items():
+        assert diff.startswith("--- 坏版本\n+++ 修好版本\n"), key
+        prose = _prose_lines(diff)
+        assert prose and all(CJK.search(text) for text in prose), (key, [t for t in prose if not CJK.search(t)])
+        assert not english_in("\n".join(prose)), (key, english_in("\n".join(prose)))
+        marks = [text for text in prose if text.startswith(("BUG", "修复"))]
+        assert any(m.startswith("BUG：") for m in marks) and any(m.startswith("修复：") for m in marks), key
+
+
+def test_every_comment_of_the_variants_is_chinese_whatever_the_diff_shows():
+    """Not only the lines a diff shows today: every comment and docstring of every variant, so that a change in
+    the code (another context line) cannot bring an English comment into a Chinese notebook."""
+    variants = [v for bug in bugs.BUGS for v in (bug.broken, bug.fixed)]
+    variants += [bugs.prefill_chunks_short_mask, bugs.prefill_chunks_full_mask]
+    for variant in variants:
+        prose = _prose_lines(speak(textwrap.dedent(inspect.getsource(variant))))
+        assert prose and all(CJK.search(text) for text in prose), (variant, prose)
+
+
+def test_the_diff_changes_only_comments_and_docstrings():
+    """Chinese and English diffs are the same code, line for line: only the text after "#" and inside the
+    docstrings differs."""
+    chinese = _diffs()
+    set_language("en")
+    english = _diffs()
+    for key in english:
+        zh_lines, en_lines = chinese[key].splitlines()[2:], english[key].splitlines()[2:]  # after the two file names
+        assert len(zh_lines) == len(en_lines), key
+        for zh_line, en_line in zip(zh_lines, en_lines):
+            assert COMMENT.sub("", DOCSTRING.sub("", zh_line)) == COMMENT.sub("", DOCSTRING.sub("", en_line)), key
+        assert english[key].startswith("--- broken\n+++ fixed\n") and "# BUG: " in english[key]
+
+
+def test_a_comment_the_catalogue_does_not_hold_stays_as_written():
+    """``show_diff`` also works on the learner's own code: their comments (English, Chinese, anything) stay."""
+    def mine(x):
+        """My own docstring."""
+        return x + 1  # my comment, not the course's
+
+    def mine_fixed(x):
+        """My own docstring."""
+        return x + 2  # 我自己的注释
+
+    diff = bugs.show_diff(mine, mine_fixed)
+    assert "# my comment, not the course's" in diff and "# 我自己的注释" in diff and '"""My own docstring."""' in diff

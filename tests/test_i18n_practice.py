@@ -152,6 +152,19 @@ def test_bug_lab_panel_is_chinese(course):
     assert [label for label, _ in panel.controls["bug"].options] == [MESSAGES[b.title] for b in bugs.BUGS]
 
 
+def test_bug_lab_panel_shows_its_diff_with_chinese_comments(course):
+    """The code stays code, but the diff's two sides, its comments and its docstrings are Chinese."""
+    model, _, prompt = course
+    panel = BugLabPanel(model, prompt)
+    for bug in bugs.BUGS:
+        panel.controls["bug"].value = bug.key
+        diff = panel.html.value.split("<div style='font-family:monospace")[1]
+        assert "--- 坏版本" in diff and "+++ 修好版本" in diff, bug.key
+        comments = re.findall(r"# ([^<]*)</div>", diff)
+        assert any(c.startswith("BUG：") for c in comments) and any(c.startswith("修复：") for c in comments), bug.key
+        assert all(re.search(r"[\u4e00-\u9fff]", c) for c in comments), (bug.key, comments)
+
+
 def test_sliding_window_panel_is_chinese(course):
     model, tok, prompt = course
     ids = torch.cat([prompt, torch.tensor([tok.encode("<BOS> we like birds . <EOS>")])], 1)

@@ -12,6 +12,13 @@ instead of taking the machine down).
     python tools/learner_mistakes.py            # every case, one line each, then the totals
     python tools/learner_mistakes.py -v         # with each message
     python tools/learner_mistakes.py --strict   # exit 1 if any case did not behave (tests/test_learner_mistakes.py)
+    python tools/learner_mistakes.py --language zh   # every case in Chinese (tests/test_i18n_errors.py)
+
+In Chinese (``--language zh``) a message behaves well only if it speaks Chinese too: it holds Chinese
+text beside the values it quotes (a Chinese word inside a quoted value does not count), and it names
+the bad value as in English (a needle that is an English word may appear as its Chinese, ``NEEDLE_ZH``).
+A missing translation, which ``tr`` raises as a ``KeyError``, is a raw error like any other. Each
+English message is reported with the file and line that raised it.
 
 The script is written against the course's public names only, so it runs on older and newer versions
 of the package alike (the count before a change and after it).
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import resource
 import signal
 import sys
@@ -52,9 +60,12 @@ from utils.kv_evict import EvictingKVCache  # noqa: E402
 from utils.kv_quant import QuantizedKVCache, dequantize, quantize  # noqa: E402
 from utils.paged import PagedKVCache  # noqa: E402
 from utils.speculative import PromptLookup, speculative_generate  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
 from utils.validate import as_id_batch  # noqa: E402
 
 torch.set_num_threads(1)
+LANGUAGE = sys.argv[sys.argv.index("--language") + 1] if "--language" in sys.argv[:-1] else "en"
+set_language(LANGUAGE)  # before any case is built: a panel made at import speaks it too
 
 
 class Hang(BaseException):
@@ -78,6 +89,23 @@ OTHER = TOK.encode("<BOS> 他们 有 两 只 白 猫 。 他们 也 喜欢 狗 �
 
 
 # --- how a case is judged ------------------------------------------------------------------------
+
+# A needle that is an English word, as a Chinese message writes it (values and code names stay as they are).
+NEEDLE_ZH = {"tensor": "张量", "two": "两", "one": "一", "empty": "空", "iterations": "迭代", "request id": "请求",
+             "docs": "文档", "draft": "草稿", "cache": "缓存", "prefill": "预填充", "publish": "发布", "row": "行"}
+CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # a quoted value: a prompt or a word may be Chinese in any language
+
+
+def speaks_chinese(message: str) -> bool:
+    """Whether ``message`` holds Chinese text of its own, beside the values it quotes."""
+    return CJK.search(QUOTED.sub("", message)) is not None
+
+
+def names(message: str, needle: str) -> bool:
+    """Whether ``message`` names ``needle`` (in Chinese: or the Chinese of an English word)."""
+    return needle in message or (LANGUAGE == "zh" and NEEDLE_ZH.get(needle, needle) in message)
+
 
 def raises(*needles, absent=()):
     """Well: a ValueError whose message holds every needle and none of ``absent``."""
@@ -559,7 +587,8 @@ def _():
     return (bool(report.cases) and report.cases[0].ok and not report.passed, shown)
 
 
-@case("an infinite loop in the learner's function", returns(lambda r: "infinite loop" in r, "'is there an infinite loop?'"))
+@case("an infinite loop in the learner's function", returns(lambda r: "infinite loop" in r or "死循环" in r,
+                                                             "'is there an infinite loop?'"))
 def _():
     def forever(table, block_size, j):
         while True:
@@ -629,7 +658,7 @@ for _change, _needle in ((dict(bits=2), "2"), (dict(residual=3), "3"), (dict(bud
 
 
 @case("CacheCompressionPanel.render of a setting its grid did not measure",
-      returns(lambda html: "not measured" in html, "says 'not measured'"))
+      returns(lambda html: "not measured" in html or "没有测" in html, "says 'not measured'"))
 def _():
     panel = _compression_panel()
     return panel.render(panel.compute(**_settings(bits=8, residual=4)))
@@ -803,10 +832,15 @@ def judge(fn, expect) -> tuple[bool, str]:
         if kind == "returns":
             return False, f"ValueError where {expect[2]} was right: {message[:200]}"
         needles, absent = (expect[1], expect[2]) if kind == "raises" else (expect[1], ())
-        missing = [n for n in needles if n not in message]
+        missing = [n for n in needles if not names(message, n)]
         wrong = [a for a in absent if a in message]
         if missing or wrong:
             return False, f"ValueError {message[:200]!r} does not name {missing}" + (f", says {wrong}" if wrong else "")
+        if LANGUAGE == "zh" and not speaks_chinese(message):
+            where = traceback.extract_tb(err.__traceback__)[-1]
+            origin = Path(where.filename).resolve()
+            origin = origin.relative_to(REPO) if origin.is_relative_to(REPO) else origin
+            return False, f"English message in Chinese from {origin}:{where.lineno}: {message[:200]}"
         return True, f"ValueError: {message[:200]}"
     except MemoryError as err:
         return False, f"MemoryError (a huge allocation): {err}"

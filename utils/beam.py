@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from .generate import decode_step, make_cache, prefill
+from .i18n import tr
 from .model import check_model
 from .recompute import TOL, RecomputeReport
 from .validate import CACHE_KINDS, as_one_prompt, check_choice, check_fits, check_ids, check_int, eos_set
@@ -84,7 +85,8 @@ def beam_search(
     check_ids(prompt, model.cfg.vocab_size)
     eos = sorted(eos_set(eos_id))
     if any(not 0 <= e < model.cfg.vocab_size for e in eos):
-        raise ValueError(f"eos_id={eos_id!r} is outside the vocabulary [0, {model.cfg.vocab_size - 1}]")
+        raise ValueError(tr("eos_id={eos_id!r} is outside the vocabulary [0, {last}]", eos_id=eos_id,
+                            last=model.cfg.vocab_size - 1))
     eos_ids = torch.tensor(eos, dtype=torch.long)
     T = prompt.shape[1]
     check_fits(model.cfg, T, n_steps, "n_steps")

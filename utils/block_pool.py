@@ -30,6 +30,7 @@ from collections import OrderedDict, deque
 import torch
 
 from .config import ModelConfig
+from .i18n import tr
 from .validate import as_id_list, as_torch_dtype, check_allocation, check_int, is_int
 
 
@@ -42,7 +43,8 @@ def as_config(cfg) -> ModelConfig:
     if not isinstance(cfg, ModelConfig) and isinstance(getattr(cfg, "cfg", None), ModelConfig):
         return cfg.cfg
     if not isinstance(cfg, ModelConfig):
-        raise ValueError(f"a paged cache needs a ModelConfig (model.cfg) or the model, got {type(cfg).__name__}")
+        raise ValueError(tr("a paged cache needs a ModelConfig (model.cfg) or the model, got {type}",
+                            type=type(cfg).__name__))
     return cfg
 
 
@@ -75,7 +77,8 @@ class BlockPool:
         self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
         shape = (n_blocks * block_size, cfg.n_kv_heads, cfg.head_dim)  # (slots, H_kv, d_h)
         itemsize = torch.empty(0, dtype=self.dtype).element_size()
-        check_allocation(f"a block pool of n_blocks={n_blocks}, block_size={block_size}",
+        check_allocation(tr("a block pool of n_blocks={n_blocks}, block_size={block_size}", n_blocks=n_blocks,
+                            block_size=block_size),
                          2 * cfg.n_layers * n_blocks * block_size * cfg.n_kv_heads * cfg.head_dim * itemsize)
         self.k = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
         self.v = [torch.zeros(shape, dtype=self.dtype, device=device) for _ in range(cfg.n_layers)]
@@ -114,8 +117,9 @@ class BlockPool:
             b, _ = self.cached_free.popitem(last=False)
             del self.block_of[self.key_of.pop(b)]  # its old prefix is forgotten: it will be overwritten
         else:
-            raise PoolExhausted(f"the block pool is full: all {self.n_blocks} blocks of {self.block_size} "
-                                "tokens are in use (make n_blocks larger, or run fewer requests at once)")
+            raise PoolExhausted(tr("the block pool is full: all {n_blocks} blocks of {block_size} tokens are in use "
+                                   "(make n_blocks larger, or run fewer requests at once)", n_blocks=self.n_blocks,
+                                   block_size=self.block_size))
         self.ref[b] = 1
         return b
 
@@ -123,7 +127,8 @@ class BlockPool:
         """``b`` as a block id of this pool, an int in ``[0, n_blocks)``. (A Python list would take -1 as
         the last block, and releasing it would free a block another request holds.)"""
         if not is_int(b) or not 0 <= b < self.n_blocks:
-            raise ValueError(f"block {b!r} is not a block of this pool: block ids are ints in [0, {self.n_blocks - 1}]")
+            raise ValueError(tr("block {block!r} is not a block of this pool: block ids are ints in [0, {last}]",
+                                block=b, last=self.n_blocks - 1))
         return b
 
     def share(self, b: int) -> None:
@@ -131,7 +136,8 @@ class BlockPool:
         self.check_block(b)
         if self.ref[b] == 0:
             if b not in self.cached_free:
-                raise ValueError(f"block {b} is free: it cannot be shared (allocate() hands out a block)")
+                raise ValueError(tr("block {block} is free: it cannot be shared (allocate() hands out a block)",
+                                    block=b))
             del self.cached_free[b]
         self.ref[b] += 1
 
@@ -143,7 +149,7 @@ class BlockPool:
         findable (evicting a head would strand every block after it: lookups stop at the first miss)."""
         self.check_block(b)
         if self.ref[b] <= 0:
-            raise ValueError(f"block {b} released more times than it was held")
+            raise ValueError(tr("block {block} released more times than it was held", block=b))
         self.ref[b] -= 1
         if self.ref[b] == 0:
             if b in self.key_of:
@@ -198,7 +204,7 @@ class BlockPool:
         """Copy-on-write: a new block with ``src``'s contents; the caller then holds the copy, not ``src``."""
         self.check_block(src)
         if self.ref[src] <= 0:
-            raise ValueError(f"block {src} is free: only a block you hold can be copied")
+            raise ValueError(tr("block {block} is free: only a block you hold can be copied", block=src))
         dst = self.allocate()
         s, d, n = src * self.block_size, dst * self.block_size, self.block_size
         for t in self.k + self.v:

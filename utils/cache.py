@@ -26,6 +26,7 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
+from .i18n import tr
 from .validate import as_torch_dtype, check_allocation, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
@@ -132,21 +133,20 @@ class KVCache(Cache):
         """Append the new ``k``, ``v`` ``[B, H_kv, T_new, d_h]`` of ``layer``; return all of it so far."""
         check_kv(k, v)
         if not is_int(layer) or layer < 0 or layer > len(self.k):
-            raise ValueError(
-                f"layer must be an int in [0, {len(self.k)}] (layers are filled in order 0, 1, ...), got {layer!r}"
-            )
+            raise ValueError(tr("layer must be an int in [0, {last}] (layers are filled in order 0, 1, ...), got "
+                                "{layer!r}", last=len(self.k), layer=layer))
         if layer == len(self.k):  # first time this layer is seen
             self.k.append(k)
             self.v.append(v)
         else:
             if k.shape[:2] != self.k[layer].shape[:2] or k.shape[3] != self.k[layer].shape[3]:
-                raise ValueError(
-                    f"layer {layer}: new k {tuple(k.shape)} does not fit cached {tuple(self.k[layer].shape)} "
-                    "(B, H_kv and d_h must match; only T grows)"
-                )
+                raise ValueError(tr("layer {layer}: new k {shape} does not fit cached {cached} (B, H_kv and d_h must "
+                                    "match; only T grows)", layer=layer, shape=tuple(k.shape),
+                                    cached=tuple(self.k[layer].shape)))
             if k.dtype != self.k[layer].dtype:  # torch.cat would silently promote to the wider dtype
-                raise ValueError(f"layer {layer}: new k has dtype {k.dtype} but the cache holds {self.k[layer].dtype}: "
-                                 "decode with the model (and dtype) that filled the cache")
+                raise ValueError(tr("layer {layer}: new k has dtype {dtype} but the cache holds {held}: decode with "
+                                    "the model (and dtype) that filled the cache", layer=layer, dtype=k.dtype,
+                                    held=self.k[layer].dtype))
             self.k[layer] = torch.cat([self.k[layer], k], dim=2)  # (B, H_kv, T_old + T_new, d_h)
             self.v[layer] = torch.cat([self.v[layer], v], dim=2)
         return self.k[layer], self.v[layer]
@@ -185,11 +185,12 @@ class StaticKVCache(Cache):
         if not isinstance(cfg, ModelConfig) and isinstance(getattr(cfg, "cfg", None), ModelConfig):
             cfg = cfg.cfg  # a Decoder: its config is what sizes the cache
         if not isinstance(cfg, ModelConfig):
-            raise ValueError(f"StaticKVCache needs a ModelConfig (model.cfg), got {type(cfg).__name__}")
+            raise ValueError(tr("StaticKVCache needs a ModelConfig (model.cfg), got {type}", type=type(cfg).__name__))
         check_int("batch_size", batch_size)
         check_int("max_len", max_len)
         if max_len > cfg.max_seq_len:
-            raise ValueError(f"max_len={max_len} exceeds the model's max_seq_len={cfg.max_seq_len}")
+            raise ValueError(tr("max_len={max_len} exceeds the model's max_seq_len={max_seq_len}", max_len=max_len,
+                                max_seq_len=cfg.max_seq_len))
         self.cfg = cfg
         self.max_len = max_len
         self.dtype = as_torch_dtype(dtype) or torch.get_default_dtype()
@@ -206,22 +207,21 @@ class StaticKVCache(Cache):
         """Write ``k``, ``v`` ``[B, H_kv, T_new, d_h]`` after what ``layer`` holds; return views of all of it."""
         check_kv(k, v)
         if not is_int(layer) or not 0 <= layer < len(self.k):
-            raise ValueError(f"layer {layer!r} out of range: this cache has {len(self.k)} layers")
+            raise ValueError(tr("layer {layer!r} out of range: this cache has {n} layers", layer=layer, n=len(self.k)))
         buf_k, buf_v = self.k[layer], self.v[layer]
         if k.shape[:2] != buf_k.shape[:2] or k.shape[3] != buf_k.shape[3]:
-            raise ValueError(
-                f"layer {layer}: new k {tuple(k.shape)} does not fit the cache's "
-                f"[B={buf_k.shape[0]}, H_kv={buf_k.shape[1]}, T, d_h={buf_k.shape[3]}]"
-            )
+            raise ValueError(tr("layer {layer}: new k {shape} does not fit the cache's [B={B}, H_kv={H_kv}, T, "
+                                "d_h={d_h}]", layer=layer, shape=tuple(k.shape), B=buf_k.shape[0], H_kv=buf_k.shape[1],
+                                d_h=buf_k.shape[3]))
         if k.dtype != buf_k.dtype:
-            raise ValueError(f"k has dtype {k.dtype} but this StaticKVCache was allocated as {buf_k.dtype}: "
-                             "allocate it with the model's dtype (dtype=model.lm_head.weight.dtype)")
+            raise ValueError(tr("k has dtype {dtype} but this StaticKVCache was allocated as {held}: allocate it with "
+                                "the model's dtype (dtype=model.lm_head.weight.dtype)", dtype=k.dtype,
+                                held=buf_k.dtype))
         start, T_new = self._lens[layer], k.shape[2]
         end = start + T_new
         if end > self.max_len:
-            raise ValueError(
-                f"cannot write {T_new} position(s) at position {start}: StaticKVCache max_len={self.max_len}"
-            )
+            raise ValueError(tr("cannot write {n} position(s) at position {start}: StaticKVCache max_len={max_len}",
+                                n=T_new, start=start, max_len=self.max_len))
         if torch.is_inference(buf_k) and not torch.is_inference_mode_enabled():
             # Buffers created under inference_mode can only be written under it (rare: a caller
             # outside inference_mode). The usual path, inside generate, skips this context switch.
@@ -249,10 +249,8 @@ class StaticKVCache(Cache):
 
     def _keep_rows(self, index: torch.Tensor) -> None:
         if index.numel() != self.batch_size:
-            raise ValueError(
-                f"a StaticKVCache keeps its batch size: reorder index has {index.numel()} rows, "
-                f"the cache {self.batch_size}"
-            )
+            raise ValueError(tr("a StaticKVCache keeps its batch size: reorder index has {rows} rows, the cache {B}",
+                                rows=index.numel(), B=self.batch_size))
         with torch.inference_mode(torch.is_inference(self.k[0]) or torch.is_inference_mode_enabled()):
             for t in self.k + self.v:
                 t.copy_(t.index_select(0, index.to(t.device)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .i18n import tr
 from .validate import check_choice, check_int
 
 
@@ -46,32 +47,28 @@ class ModelConfig:
         for name in ("vocab_size", "n_layers", "n_heads", "n_kv_heads", "d_model", "d_ff", "max_seq_len"):
             check_int(name, getattr(self, name))
         if self.n_kv_heads > self.n_heads:
-            raise ValueError(
-                f"n_kv_heads={self.n_kv_heads} is larger than n_heads={self.n_heads}; "
-                "each K/V head must serve at least one query head"
-            )
+            raise ValueError(tr("n_kv_heads={n_kv_heads} is larger than n_heads={n_heads}; each K/V head must serve "
+                                "at least one query head", n_kv_heads=self.n_kv_heads, n_heads=self.n_heads))
         if self.n_heads % self.n_kv_heads != 0:
-            raise ValueError(
-                f"n_heads={self.n_heads} is not divisible by n_kv_heads={self.n_kv_heads}; "
-                "in GQA every K/V head serves the same number of query heads"
-            )
+            raise ValueError(tr("n_heads={n_heads} is not divisible by n_kv_heads={n_kv_heads}; in GQA every K/V head "
+                                "serves the same number of query heads", n_heads=self.n_heads,
+                                n_kv_heads=self.n_kv_heads))
         if self.head_dim is None:
             if self.d_model % self.n_heads != 0:
-                raise ValueError(
-                    f"d_model={self.d_model} is not divisible by n_heads={self.n_heads}; "
-                    "pass head_dim explicitly if the heads are not C // H wide"
-                )
+                raise ValueError(tr("d_model={d_model} is not divisible by n_heads={n_heads}; pass head_dim explicitly "
+                                    "if the heads are not C // H wide", d_model=self.d_model, n_heads=self.n_heads))
             # frozen dataclass: fill in the derived default once, here.
             object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
         check_int("head_dim", self.head_dim)
         if self.head_dim % 2 != 0:
-            raise ValueError(f"head_dim={self.head_dim} must be even: RoPE rotates pairs of dimensions")
+            raise ValueError(tr("head_dim={head_dim} must be even: RoPE rotates pairs of dimensions",
+                                head_dim=self.head_dim))
         if not self.rope_theta > 0:
-            raise ValueError(f"rope_theta must be > 0, got {self.rope_theta}")
+            raise ValueError(tr("rope_theta must be > 0, got {value}", value=self.rope_theta))
         if not self.norm_eps > 0:
-            raise ValueError(f"norm_eps must be > 0, got {self.norm_eps}")
+            raise ValueError(tr("norm_eps must be > 0, got {value}", value=self.norm_eps))
         if not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+            raise ValueError(tr("dropout must be in [0, 1), got {value}", value=self.dropout))
         check_choice("arch", self.arch, ARCHS)
 
     @property

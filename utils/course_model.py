@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 from .config import ModelConfig
 from .corpus import entropy_per_token, make_splits, vocabulary
+from .i18n import tr
 from .model import Decoder
 from .tokenizer import Tokenizer
 from .validate import check_int
@@ -285,8 +286,9 @@ def load_draft_model(data_dir: str | Path = DATA_DIR) -> tuple[Decoder, Tokenize
 def _data_dir(data_dir, caller: str) -> Path:
     """``data_dir`` as a Path; anything else (a model passed by habit) is named."""
     if not isinstance(data_dir, (str, os.PathLike)):
-        raise ValueError(f"{caller}(data_dir) takes the folder of the weights (a str or pathlib.Path; the default is "
-                         f"the package's), got {type(data_dir).__name__}: call {caller}() with no argument")
+        raise ValueError(tr("{caller}(data_dir) takes the folder of the weights (a str or pathlib.Path; the default is "
+                            "the package's), got {type}: call {caller}() with no argument", caller=caller,
+                            type=type(data_dir).__name__))
     return Path(data_dir)
 
 

@@ -25,6 +25,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import apply_rope_rolled
+from .i18n import tr
 from .model import MLP, Attention, Block, Decoder, RMSNorm, plan_step
 
 
@@ -72,24 +73,25 @@ def check_flat(model, cache) -> None:
     """
     reason = None
     if model.training:
-        reason = "the model is in train mode (dropout)"
+        reason = tr("the model is in train mode (dropout)")
     elif model.attn_impl != "sdpa":
-        reason = f"attn_impl={model.attn_impl!r} (the flat step runs SDPA)"
+        reason = tr("attn_impl={attn_impl!r} (the flat step runs SDPA)", attn_impl=model.attn_impl)
     elif not type(cache).__dict__.get("flat_step_ok", False):  # declared by the class itself, not inherited
-        reason = f"the cache is a {type(cache).__name__}, not a plain KVCache, StaticKVCache or PagedKVCache"
+        reason = tr("the cache is a {type}, not a plain KVCache, StaticKVCache or PagedKVCache",
+                    type=type(cache).__name__)
     elif any(getattr(nn.modules.module, name, None) for name in ("_global_forward_hooks", "_global_forward_pre_hooks")):
-        reason = "a forward hook is registered for all modules"
+        reason = tr("a forward hook is registered for all modules")
     else:
         for name, m in model.named_modules():
             if m._forward_hooks or m._forward_pre_hooks:
-                reason = f"module {name or 'model'!r} has a forward hook"
+                reason = tr("module {name!r} has a forward hook", name=name or "model")
             elif type(m) not in _FLAT_TYPES or "forward" in m.__dict__:
-                reason = f"module {name or 'model'!r} ({type(m).__name__}) has its own forward"
+                reason = tr("module {name!r} ({type}) has its own forward", name=name or "model", type=type(m).__name__)
             if reason:
                 break
     if reason:
-        raise ValueError(f"the flat decode step would not compute what the modules do: {reason}. "
-                         "Pass step=\"modules\" to run the model's modules.")
+        raise ValueError(tr("the flat decode step would not compute what the modules do: {reason}. Pass "
+                            "step=\"modules\" to run the model's modules.", reason=reason))
 
 
 def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> torch.Tensor:

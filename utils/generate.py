@@ -16,6 +16,7 @@ import torch
 from .cache import Cache, KVCache, StaticKVCache
 from .config import ModelConfig
 from .flat_decode import check_flat, flat_decode_step, flat_weights
+from .i18n import tr
 from .model import check_model
 from .paged import PagedKVCache
 from .sampling import sample
@@ -50,7 +51,7 @@ def left_pad(rows: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[torch.Tens
     which is where ``prefill`` reads the logits of the first new token.
     """
     if not rows or any(len(r) == 0 for r in rows):
-        raise ValueError("left_pad needs at least one row, and no empty rows")
+        raise ValueError(tr("left_pad needs at least one row, and no empty rows"))
     T = max(len(r) for r in rows)
     ids = torch.full((len(rows), T), pad_id, dtype=torch.long)
     mask = torch.zeros(len(rows), T, dtype=torch.long)
@@ -93,8 +94,8 @@ def decode_stepper(model, cache, step: str = "flat") -> Callable[[torch.Tensor],
     """
     check_model(model)
     if cache is None:
-        raise ValueError("decode_stepper needs the cache that prefill filled: logits, cache = prefill(model, ids), "
-                         "then step_fn = decode_stepper(model, cache)")
+        raise ValueError(tr("decode_stepper needs the cache that prefill filled: logits, cache = prefill(model, ids), "
+                            "then step_fn = decode_stepper(model, cache)"))
     check_cache(cache)
     check_choice("step", step, STEPS)
     if step == "modules":

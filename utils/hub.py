@@ -99,7 +99,8 @@ def load_pretrained(name: str, *, timeout: float = 2.0, dtype: torch.dtype = tor
     try:
         model = AutoModelForCausalLM.from_pretrained(name, local_files_only=local, **_dtype_kwarg(dtype))
     except Exception as err:  # OSError for a missing file, network errors of several libraries, ...
-        return None, None, f"could not load {name}: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        detail = str(err).splitlines()[0] if str(err) else ""
+        return None, None, tr("could not load {name}: {error}", name=name, error=f"{type(err).__name__}: {detail}")
     try:
         tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local)
     except Exception:  # a bare checkpoint folder may have no tokenizer files

@@ -25,6 +25,7 @@ import math
 import torch
 
 from .cache import KVCache
+from .i18n import tr
 from .validate import check_choice, check_int, check_kv
 
 RULES = ("recent", "key_norm", "attention")
@@ -39,8 +40,8 @@ class EvictingKVCache(KVCache):
         check_int("sinks", sinks, minimum=0)
         check_int("window", window, minimum=1)
         if budget < sinks + window:
-            raise ValueError(f"budget ({budget}) must be at least sinks + window ({sinks} + {window}): those "
-                             "positions are always kept")
+            raise ValueError(tr("budget ({budget}) must be at least sinks + window ({sinks} + {window}): those "
+                                "positions are always kept", budget=budget, sinks=sinks, window=window))
         super().__init__()
         self.budget, self.rule, self.sinks, self.window = budget, rule, sinks, window
         self.n_seen = 0  # tokens seen: the next token's position
@@ -82,10 +83,10 @@ class EvictingKVCache(KVCache):
 
     def append_mask(self, new_mask: torch.Tensor | None, T_new: int) -> None:
         if new_mask is not None:
-            raise ValueError("EvictingKVCache does not support padded batches (attention_mask with 0s)")
+            raise ValueError(tr("EvictingKVCache does not support padded batches (attention_mask with 0s)"))
 
     def crop(self, n: int) -> None:
-        raise ValueError("an evicting cache has already forgotten positions; it cannot be cropped")
+        raise ValueError(tr("an evicting cache has already forgotten positions; it cannot be cropped"))
 
     def _keep_rows(self, index: torch.Tensor) -> None:
         """Keep rows ``index`` (beam search): each row's positions and attention scores go with its K/V, or

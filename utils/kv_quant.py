@@ -20,6 +20,7 @@ from __future__ import annotations
 import torch
 
 from .cache import Cache
+from .i18n import tr
 from .validate import check_choice, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 GROUPINGS = ("channel", "token")
@@ -30,7 +31,7 @@ BITS = (4, 8)  # codes are stored in bytes: one code per byte, or two
 
 def check_bits(bits) -> int:
     if not is_int(bits) or bits not in BITS:
-        raise ValueError(f"bits must be 4 or 8, got {bits!r} (codes are stored one or two per byte)")
+        raise ValueError(tr("bits must be 4 or 8, got {bits!r} (codes are stored one or two per byte)", bits=bits))
     return bits
 
 
@@ -39,15 +40,16 @@ def quantize(x: torch.Tensor, bits: int, dim: int) -> tuple[torch.Tensor, torch.
     one group per slice along ``dim`` (the statistics are taken over ``dim``). The codes remember their
     ``bits`` (``codes.quant_bits``), so ``dequantize`` can refuse to read them with other bits."""
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise ValueError(f"x must be a float tensor, got {type(x).__name__}"
-                         + (f" of dtype {x.dtype}" if isinstance(x, torch.Tensor) else ""))
+        raise ValueError(tr("x must be a float tensor, got {type} of dtype {dtype}", type=type(x).__name__,
+                            dtype=x.dtype) if isinstance(x, torch.Tensor) else
+                         tr("x must be a float tensor, got {type}", type=type(x).__name__))
     check_bits(bits)
     if not is_int(dim) or not -x.dim() <= dim < max(x.dim(), 1):
-        raise ValueError(f"dim={dim!r} is not an axis of x (shape {tuple(x.shape)}): use one of "
-                         f"{list(range(-x.dim(), x.dim()))}")
+        raise ValueError(tr("dim={dim!r} is not an axis of x (shape {shape}): use one of {axes}", dim=dim,
+                            shape=tuple(x.shape), axes=list(range(-x.dim(), x.dim()))))
     if bits == 4 and (x.dim() == 0 or x.shape[-1] % 2):
-        raise ValueError(f"4-bit codes are packed two per byte along the last axis: it needs an even size, x has "
-                         f"shape {tuple(x.shape)}; pad it by one value, or use bits=8")
+        raise ValueError(tr("4-bit codes are packed two per byte along the last axis: it needs an even size, x has "
+                            "shape {shape}; pad it by one value, or use bits=8", shape=tuple(x.shape)))
     lo, hi = x.amin(dim=dim, keepdim=True), x.amax(dim=dim, keepdim=True)
     levels = 2**bits - 1
     scale = ((hi - lo) / levels).clamp(min=1e-8)
@@ -63,19 +65,19 @@ def dequantize(codes: torch.Tensor, scale: torch.Tensor, lo: torch.Tensor, bits:
     ``bits`` are refused: 8-bit codes read as pairs of 4-bit ones (or the reverse) give numbers, all wrong."""
     check_bits(bits)
     if not isinstance(codes, torch.Tensor) or codes.dtype != torch.uint8:
-        raise ValueError(f"codes must be the uint8 tensor quantize returned, got "
-                         f"{codes.dtype if isinstance(codes, torch.Tensor) else type(codes).__name__}")
+        raise ValueError(tr("codes must be the uint8 tensor quantize returned, got {got}",
+                            got=codes.dtype if isinstance(codes, torch.Tensor) else type(codes).__name__))
     made = getattr(codes, "quant_bits", None)
     if made is not None and made != bits:
-        raise ValueError(f"these codes were made with bits={made}, and dequantize was given bits={bits}: "
-                         "read them back with the bits that made them")
+        raise ValueError(tr("these codes were made with bits={made}, and dequantize was given bits={bits}: read "
+                            "them back with the bits that made them", made=made, bits=bits))
     if bits == 4:
         codes = torch.stack([codes & 0x0F, codes >> 4], dim=-1).flatten(-2)  # (..., d_h)
     try:
         return lo.to(dtype) + codes.to(dtype) * scale.to(dtype)
     except RuntimeError:  # untagged codes whose shape does not fit the scales: other bits, most likely
-        raise ValueError(f"codes {tuple(codes.shape)} (unpacked for bits={bits}) do not fit scale "
-                         f"{tuple(scale.shape)}: were they made with other bits?") from None
+        raise ValueError(tr("codes {codes} (unpacked for bits={bits}) do not fit scale {scale}: were they made with "
+                            "other bits?", codes=tuple(codes.shape), bits=bits, scale=tuple(scale.shape))) from None
 
 
 class QuantizedKVCache(Cache):
@@ -138,9 +140,10 @@ class QuantizedKVCache(Cache):
         tail, and return the whole history ``[B, H_kv, seq_len, d_h]``."""
         check_kv(k, v)
         if not is_int(layer) or not 0 <= layer <= len(self.tail_k):
-            raise ValueError(f"layer must be an int in [0, {len(self.tail_k)}] (filled in order), got {layer!r}")
+            raise ValueError(tr("layer must be an int in [0, {last}] (filled in order), got {layer!r}",
+                                last=len(self.tail_k), layer=layer))
         if k.shape[-1] % 2 and self.bits == 4:
-            raise ValueError(f"4-bit codes are packed two per byte: d_h must be even, got {k.shape[-1]}")
+            raise ValueError(tr("4-bit codes are packed two per byte: d_h must be even, got {d_h}", d_h=k.shape[-1]))
         if layer == len(self.tail_k):
             self.chunks.append({"k": [], "v": []})
             self.tail_k.append(k)
@@ -148,12 +151,13 @@ class QuantizedKVCache(Cache):
         else:
             held = self.tail_k[layer].shape
             if k.shape[:2] != held[:2] or k.shape[3] != held[3]:
-                raise ValueError(f"layer {layer}: new k {tuple(k.shape)} does not fit the cache's [B={held[0]}, "
-                                 f"H_kv={held[1]}, T, d_h={held[3]}] (only T grows): decode with the model that "
-                                 "filled the cache")
+                raise ValueError(tr("layer {layer}: new k {shape} does not fit the cache's [B={B}, H_kv={H_kv}, T, "
+                                    "d_h={d_h}] (only T grows): decode with the model that filled the cache",
+                                    layer=layer, shape=tuple(k.shape), B=held[0], H_kv=held[1], d_h=held[3]))
             if k.dtype != self.tail_k[layer].dtype:
-                raise ValueError(f"layer {layer}: new k has dtype {k.dtype} but the cache holds "
-                                 f"{self.tail_k[layer].dtype}: decode with the model that filled the cache")
+                raise ValueError(tr("layer {layer}: new k has dtype {dtype} but the cache holds {held}: decode with "
+                                    "the model that filled the cache", layer=layer, dtype=k.dtype,
+                                    held=self.tail_k[layer].dtype))
             self.tail_k[layer] = torch.cat([self.tail_k[layer], k], dim=2)  # (B, H_kv, T_tail + T_new, d_h)
             self.tail_v[layer] = torch.cat([self.tail_v[layer], v], dim=2)
         self._spill(layer)

@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from .attention import RopeTables, apply_rope_rolled, attention, causal_mask, rolled_sin, rope_angles
 from .cache import Cache
 from .config import ModelConfig
+from .i18n import tr
 from .validate import check_choice, check_forward
 
 ATTN_IMPLS = ("sdpa", "explicit")
@@ -25,10 +26,9 @@ ATTN_IMPLS = ("sdpa", "explicit")
 
 def check_rope(rope) -> None:
     if not isinstance(rope, RopeTables):
-        raise ValueError(
-            f"rope must be a RopeTables (from model.rope_tables(positions, dtype)), got {type(rope).__name__}: "
-            "the layers rotate with the rolled sin table, and a plain (cos, sin) pair would silently rotate wrong"
-        )
+        raise ValueError(tr("rope must be a RopeTables (from model.rope_tables(positions, dtype)), got {type}: the "
+                            "layers rotate with the rolled sin table, and a plain (cos, sin) pair would silently rotate "
+                            "wrong", type=type(rope).__name__))
 
 
 class RMSNorm(nn.Module):
@@ -127,9 +127,10 @@ class Decoder(nn.Module):
     def __init__(self, cfg: ModelConfig, attn_impl: str = "sdpa") -> None:
         super().__init__()
         if not isinstance(cfg, ModelConfig):
-            raise ValueError(f"Decoder needs a ModelConfig, got {type(cfg).__name__}")
+            raise ValueError(tr("Decoder needs a ModelConfig, got {type}", type=type(cfg).__name__))
         if cfg.arch != "llama":
-            raise ValueError(f"Decoder builds Llama-style models; arch={cfg.arch!r} configs are for sizing only")
+            raise ValueError(tr("Decoder builds Llama-style models; arch={arch!r} configs are for sizing only",
+                                arch=cfg.arch))
         self.cfg = cfg
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.layers = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
@@ -189,9 +190,9 @@ class Decoder(nn.Module):
 def check_model(model, name: str = "model") -> None:
     """``model`` is the course's ``Decoder`` (a tokenizer or another object passed in its place is named)."""
     if not isinstance(model, Decoder):
-        hint = " (that is the tokenizer: pass it as tokenizer=...)" if hasattr(model, "encode") else ""
-        raise ValueError(f"{name} must be a utils.Decoder (e.g. from load_course_model()), "
-                         f"got {type(model).__name__}{hint}")
+        hint = tr(" (that is the tokenizer: pass it as tokenizer=...)") if hasattr(model, "encode") else ""
+        raise ValueError(tr("{name} must be a utils.Decoder (e.g. from load_course_model()), got {type}{hint}",
+                            name=name, type=type(model).__name__, hint=hint))
 
 class StepPlan(NamedTuple):
     """Where ``T`` new tokens go: what ``plan_step`` computes once for every forward of the course."""

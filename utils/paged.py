@@ -23,6 +23,7 @@ import torch
 
 from .block_pool import BlockPool, PoolExhausted
 from .cache import Cache
+from .i18n import tr
 from .validate import as_id_list, check_crop, check_int, check_kv, check_reorder_index, is_int
 
 
@@ -39,10 +40,10 @@ class PagedKVCache(Cache):
                  pool: BlockPool | None = None) -> None:
         if pool is None:
             if cfg is None or n_blocks is None:
-                raise ValueError("PagedKVCache needs cfg and n_blocks (to make its pool), or pool= (to share one)")
+                raise ValueError(tr("PagedKVCache needs cfg and n_blocks (to make its pool), or pool= (to share one)"))
             pool = BlockPool(cfg, n_blocks, block_size, dtype=dtype, device=device)
         elif not isinstance(pool, BlockPool):
-            raise ValueError(f"pool must be a utils.block_pool.BlockPool, got {type(pool).__name__}")
+            raise ValueError(tr("pool must be a utils.block_pool.BlockPool, got {type}", type=type(pool).__name__))
         self.pool = pool
         self._empty()
 
@@ -116,12 +117,14 @@ class PagedKVCache(Cache):
             self.tables, self.lengths, self.tokens = [[] for _ in range(B)], [0] * B, [[] for _ in range(B)]
             self.slots = torch.empty(B, 0, dtype=torch.long)
         if B != len(self.tables):
-            raise ValueError(f"the batch has {B} rows but this paged cache holds {len(self.tables)}")
+            raise ValueError(tr("the batch has {B} rows but this paged cache holds {rows}", B=B, rows=len(self.tables)))
         real = [T_new] * B if new_mask is None else [int(m) for m in new_mask.sum(dim=1).tolist()]
         needed = self.pool.blocks_needed_by(zip(self.tables, self.lengths, real))
         if needed > self.pool.n_free():  # checked before anything changes: a failed step leaves no trace
-            raise PoolExhausted(f"this step needs {needed} more block(s) of {self.pool.block_size} tokens but the pool "
-                                f"has {self.pool.n_free()} free of {self.pool.n_blocks}: make n_blocks larger")
+            raise PoolExhausted(tr("this step needs {needed} more block(s) of {block_size} tokens but the pool has "
+                                   "{free} free of {n_blocks}: make n_blocks larger", needed=needed,
+                                   block_size=self.pool.block_size, free=self.pool.n_free(),
+                                   n_blocks=self.pool.n_blocks))
         new = torch.full((B, T_new), -1, dtype=torch.long)  # (B, T_new)
         for b, m in enumerate(real):
             self._grow(b, m)
@@ -147,18 +150,21 @@ class PagedKVCache(Cache):
         history ``[B, H_kv, seq_len, d_h]`` gathered from the pool."""
         check_kv(k, v)
         if not is_int(layer) or not 0 <= layer < self.n_layers:
-            raise ValueError(f"layer must be an int in [0, {self.n_layers - 1}], got {layer!r}")
+            raise ValueError(tr("layer must be an int in [0, {last}], got {layer!r}", last=self.n_layers - 1,
+                                layer=layer))
         if layer == 0 and (self._new is None or self._next_layer != 0):  # called directly, not by the model
             self.begin_step(k.shape[0], k.shape[2], None)
         if layer != self._next_layer:
-            raise ValueError(f"layer {layer} updated out of order: layer {self._next_layer} is next")
+            raise ValueError(tr("layer {layer} updated out of order: layer {next} is next", layer=layer,
+                                next=self._next_layer))
         pool_k, pool_v = self.pool.k[layer], self.pool.v[layer]
         if tuple(k.shape) != (self._new.shape[0], pool_k.shape[1], self._new.shape[1], pool_k.shape[2]):
-            raise ValueError(f"layer {layer}: new k {tuple(k.shape)} does not fit [B={self._new.shape[0]}, "
-                             f"H_kv={pool_k.shape[1]}, T_new={self._new.shape[1]}, d_h={pool_k.shape[2]}]")
+            raise ValueError(tr("layer {layer}: new k {shape} does not fit [B={B}, H_kv={H_kv}, T_new={T_new}, "
+                                "d_h={d_h}]", layer=layer, shape=tuple(k.shape), B=self._new.shape[0],
+                                H_kv=pool_k.shape[1], T_new=self._new.shape[1], d_h=pool_k.shape[2]))
         if k.dtype != pool_k.dtype:
-            raise ValueError(f"k has dtype {k.dtype} but the block pool holds {pool_k.dtype}: make the cache "
-                             "with the model's dtype (dtype=model.lm_head.weight.dtype)")
+            raise ValueError(tr("k has dtype {dtype} but the block pool holds {held}: make the cache with the model's "
+                                "dtype (dtype=model.lm_head.weight.dtype)", dtype=k.dtype, held=pool_k.dtype))
         real = self._new >= 0  # (B, T_new)
         with torch.inference_mode(torch.is_inference(pool_k) or torch.is_inference_mode_enabled()):
             pool_k[self._new[real]] = k.transpose(1, 2)[real]  # (n_real, H_kv, d_h)
@@ -227,10 +233,10 @@ class PagedKVCache(Cache):
         the first new token's logits (its K/V is written again, into a private copy of the block).
         """
         if self.tables:
-            raise ValueError("reuse_prefix starts an empty cache; this one holds rows already")
+            raise ValueError(tr("reuse_prefix starts an empty cache; this one holds rows already"))
         tokens = as_id_list(prompt_ids, "prompt_ids")
         if not tokens:
-            raise ValueError("prompt_ids is empty: there is no prefix to look up")
+            raise ValueError(tr("prompt_ids is empty: there is no prefix to look up"))
         blocks = self.pool.match_prefix(tokens)
         n = min(len(blocks) * self.pool.block_size, len(tokens) - 1)  # the full hit: recompute the last token
         self.tables, self.lengths, self.tokens = [blocks], [n], [tokens[:n]]
@@ -245,21 +251,23 @@ class PagedKVCache(Cache):
         the cache records the ids of the tokens it was given, and a key published for other tokens than the
         ones whose K/V a block holds would hand a later request wrong K/V, silently."""
         if not self.tables:
-            raise ValueError("publish_prefix: this cache holds nothing yet: prefill the prompt into it first "
-                             "(n = cache.reuse_prefix(prompt), then prefill prompt[n:])")
+            raise ValueError(tr("publish_prefix: this cache holds nothing yet: prefill the prompt into it first "
+                                "(n = cache.reuse_prefix(prompt), then prefill prompt[n:])"))
         check_int("row", row, minimum=0, maximum=len(self.tables) - 1)
         held = self.tokens[row]
         if held is None:
-            raise ValueError(f"publish_prefix: row {row}'s K/V were written without their token ids (update() called "
-                             "directly, or a serving engine's view), so its blocks cannot be named: prefill through "
-                             "the model (prefill(model, ids, cache=cache))")
+            raise ValueError(tr("publish_prefix: row {row}'s K/V were written without their token ids (update() called "
+                                "directly, or a serving engine's view), so its blocks cannot be named: prefill through "
+                                "the model (prefill(model, ids, cache=cache))", row=row))
         tokens = held if prompt_ids is None else as_id_list(prompt_ids, "prompt_ids")
         differ = next((i for i, (a, b) in enumerate(zip(tokens, held)) if a != b), None)
         if differ is not None or len(tokens) > len(held):
-            where = (f"token {differ} is {tokens[differ]}, but the row holds {held[differ]} there" if differ is not None
-                     else f"it has {len(tokens)} tokens, the row holds {len(held)}")
-            raise ValueError(f"publish_prefix: prompt_ids is not what row {row} holds ({where}): the keys would name "
-                             "K/V of other tokens. Publish the prompt you prefilled into this cache")
+            where = (tr("token {i} is {token}, but the row holds {held} there", i=differ, token=tokens[differ],
+                        held=held[differ]) if differ is not None
+                     else tr("it has {n} tokens, the row holds {held}", n=len(tokens), held=len(held)))
+            raise ValueError(tr("publish_prefix: prompt_ids is not what row {row} holds ({where}): the keys would name "
+                                "K/V of other tokens. Publish the prompt you prefilled into this cache", row=row,
+                                where=where))
         self.pool.publish(self.tables[row], tokens, len(tokens))
         return sum(b in self.pool.key_of for b in self.tables[row])
 

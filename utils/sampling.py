@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from .i18n import tr
 from .validate import check_sampling_args
 
 
@@ -60,8 +61,8 @@ def sample(
     try:
         return torch.multinomial(probs, num_samples=1, generator=generator).squeeze(-1)  # (B,)
     except RuntimeError as e:  # raised only for a row with NaN, inf or all -inf logits: nothing to draw from
-        raise ValueError(f"cannot sample: some rows of logits hold NaN or are all -inf (no token is possible): {e}") \
-            from None
+        raise ValueError(tr("cannot sample: some rows of logits hold NaN or are all -inf (no token is possible): "
+                            "{error}", error=e)) from None
 
 
 def filter_stages(

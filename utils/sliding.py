@@ -32,6 +32,7 @@ import torch
 from .attention import causal_mask
 from .cache import KVCache
 from .generate import decode_step, make_cache
+from .i18n import tr
 from .model import masked_forward
 from .validate import check_choice, check_int, check_kv
 
@@ -62,10 +63,9 @@ class SlidingWindowKVCache(KVCache):
         if T_new > 1 and stored + T_new > self.window:
             # Several queries at once would each need their own band of keys; the model's causal
             # mask cannot express that. One token at a time always fits: it sees the last W keys.
-            raise ValueError(
-                f"cannot add {T_new} positions to {stored} stored with window={self.window}: "
-                "once the window is full, feed one token at a time (utils.sliding.feed)"
-            )
+            raise ValueError(tr("cannot add {n} positions to {stored} stored with window={window}: once the window is "
+                                "full, feed one token at a time (utils.sliding.feed)", n=T_new, stored=stored,
+                                window=self.window))
         k_all, v_all = super().update(layer, k, v)  # (B, H_kv, stored + T_new, d_h)
         if layer == 0:
             self.n_seen += T_new  # counted once per forward pass, not once per layer
@@ -75,10 +75,10 @@ class SlidingWindowKVCache(KVCache):
 
     def append_mask(self, new_mask: torch.Tensor | None, T_new: int) -> None:
         if new_mask is not None:
-            raise ValueError("SlidingWindowKVCache does not support padded batches (attention_mask with 0s)")
+            raise ValueError(tr("SlidingWindowKVCache does not support padded batches (attention_mask with 0s)"))
 
     def crop(self, n: int) -> None:
-        raise ValueError("a sliding window has already dropped old positions; it cannot be cropped")
+        raise ValueError(tr("a sliding window has already dropped old positions; it cannot be cropped"))
 
 
 @torch.inference_mode()

@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 
 import torch
 
+from .i18n import tr
 from .validate import is_int
 
 PAD, BOS, EOS = "<PAD>", "<BOS>", "<EOS>"
@@ -30,13 +31,14 @@ class Tokenizer:
     def __init__(self, vocab: Sequence[str]) -> None:
         vocab = list(vocab)
         if vocab[:3] != [PAD, BOS, EOS]:
-            raise ValueError(f"the vocabulary must start with {[PAD, BOS, EOS]}, got {vocab[:3]}")
+            raise ValueError(tr("the vocabulary must start with {special}, got {first}", special=[PAD, BOS, EOS],
+                                first=vocab[:3]))
         if len(set(vocab)) != len(vocab):
             dupes = sorted({w for w in vocab if vocab.count(w) > 1})
-            raise ValueError(f"the vocabulary lists these words more than once: {dupes}")
+            raise ValueError(tr("the vocabulary lists these words more than once: {words}", words=dupes))
         bad = [w for w in vocab if not isinstance(w, str) or not w or any(c.isspace() for c in w)]
         if bad:
-            raise ValueError(f"words must be non-empty strings without whitespace, got {bad}")
+            raise ValueError(tr("words must be non-empty strings without whitespace, got {words}", words=bad))
         self.vocab: list[str] = vocab
         self._ids = {w: i for i, w in enumerate(vocab)}
         self.pad_id, self.bos_id, self.eos_id = 0, 1, 2
@@ -55,14 +57,12 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Ids of the whitespace-separated words of ``text``. An unknown word raises ``ValueError``."""
         if not isinstance(text, str):
-            raise ValueError(f"encode needs a string, got {type(text).__name__}")
+            raise ValueError(tr("encode needs a string, got {type}", type=type(text).__name__))
         ids = []
         for word in text.split():
             if word not in self._ids:
-                raise ValueError(
-                    f"unknown word {word!r}; see tokenizer.vocab for the {self.vocab_size} known words "
-                    "(words are separated by spaces, e.g. '<BOS> 我 喜欢')"
-                )
+                raise ValueError(tr("unknown word {word!r}; see tokenizer.vocab for the {n} known words (words are "
+                                    "separated by spaces, e.g. '<BOS> 我 喜欢')", word=word, n=self.vocab_size))
             ids.append(self._ids[word])
         return ids
 
@@ -70,12 +70,14 @@ class Tokenizer:
         """The words of ``ids`` joined with single spaces (``skip_special`` drops <PAD> <BOS> <EOS>)."""
         if isinstance(ids, torch.Tensor):
             if ids.dim() > 1:
-                raise ValueError(f"decode takes one sequence of ids, got a tensor of shape {tuple(ids.shape)}")
+                raise ValueError(tr("decode takes one sequence of ids, got a tensor of shape {shape}",
+                                    shape=tuple(ids.shape)))
             ids = ids.tolist()
         words = []
         for i in ids:
             if not is_int(i) or not 0 <= i < self.vocab_size:
-                raise ValueError(f"token id {i!r} is not in the vocabulary [0, {self.vocab_size - 1}]")
+                raise ValueError(tr("token id {id!r} is not in the vocabulary [0, {last}]", id=i,
+                                    last=self.vocab_size - 1))
             if skip_special and i <= self.eos_id:
                 continue
             words.append(self.vocab[i])
@@ -95,7 +97,7 @@ class Tokenizer:
 
         rows = [self.encode(t) for t in texts]
         if not rows or any(not r for r in rows):
-            raise ValueError("encode_batch needs at least one text, and no empty texts")
+            raise ValueError(tr("encode_batch needs at least one text, and no empty texts"))
         return left_pad(rows, self.pad_id)
 
     # --- a JSON file: {"vocab": [...]} ---------------------------------------------------------
@@ -108,5 +110,5 @@ class Tokenizer:
     def from_json(cls, path: str | Path) -> "Tokenizer":
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or not isinstance(data.get("vocab"), list):
-            raise ValueError(f"{path}: expected a JSON object with a 'vocab' list")
+            raise ValueError(tr("{path}: expected a JSON object with a 'vocab' list", path=path))
         return cls(data["vocab"])

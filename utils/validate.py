@@ -2,6 +2,8 @@
 
 Every function here raises ``ValueError`` naming the bad value and what is allowed (or returns
 the argument in the one form the engine uses). None of them computes anything the model needs.
+The messages speak the learner's language: each is an English text passed through ``tr`` with its
+values named, and its Chinese is in ``utils/i18n/zh_errors.py``.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import warnings
 from typing import Sequence
 
 import torch
+
+from .i18n import tr
 
 ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.uint8)
 CACHE_KINDS = ("dynamic", "static", "paged")
@@ -25,17 +29,19 @@ def is_int(value: object) -> bool:
 def check_int(name: str, value: object, minimum: int | None = 1, maximum: int | None = None) -> int:
     """``value`` as an int in ``[minimum, maximum]`` (either bound may be None)."""
     if not is_int(value):
-        raise ValueError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+        raise ValueError(tr("{name} must be an int, got {value!r} ({type})", name=name, value=value,
+                            type=type(value).__name__))
     if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise ValueError(tr("{name} must be >= {minimum}, got {value}", name=name, minimum=minimum, value=value))
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+        raise ValueError(tr("{name} must be <= {maximum}, got {value}", name=name, maximum=maximum, value=value))
     return value
 
 
 def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     if value not in choices:
-        raise ValueError(f"{name}={value!r}; choose one of {tuple(choices)}")
+        raise ValueError(tr("{name}={value!r}; choose one of {choices}", name=name, value=value,
+                            choices=tuple(choices)))
     return value
 
 
@@ -48,19 +54,20 @@ def _shape(x) -> object:
 def check_ids(input_ids, vocab_size: int) -> None:
     """``input_ids`` is a non-empty ``[B, T]`` integer tensor with every id in ``[0, V)``."""
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
-        raise ValueError(f"input_ids must be a [B, T] tensor of token ids, got {_shape(input_ids)}")
+        raise ValueError(tr("input_ids must be a [B, T] tensor of token ids, got {shape}", shape=_shape(input_ids)))
     if input_ids.numel() == 0:  # before the dtype: torch.tensor([[]]) is float32, and the real problem is emptiness
-        raise ValueError(f"empty input: input_ids has shape {tuple(input_ids.shape)}; is the prompt empty? "
-                         "A prompt needs at least one token (e.g. <BOS>)")
+        raise ValueError(tr("empty input: input_ids has shape {shape}; is the prompt empty? "
+                            "A prompt needs at least one token (e.g. <BOS>)", shape=tuple(input_ids.shape)))
     if input_ids.dtype not in ID_DTYPES:
-        raise ValueError(f"input_ids must hold integer token ids, got dtype {input_ids.dtype}")
+        raise ValueError(tr("input_ids must hold integer token ids, got dtype {dtype}", dtype=input_ids.dtype))
     B, T = input_ids.shape
     if B == 0 or T == 0:
-        raise ValueError(f"empty input: input_ids has shape {(B, T)}; a prompt needs at least one token")
+        raise ValueError(tr("empty input: input_ids has shape {shape}; a prompt needs at least one token",
+                            shape=(B, T)))
     lo, hi = (int(t) for t in input_ids.aminmax())  # smallest and largest id, one pass
     if lo < 0 or hi >= vocab_size:
-        bad = lo if lo < 0 else hi
-        raise ValueError(f"token id {bad} is outside the vocabulary [0, {vocab_size - 1}] (vocab_size={vocab_size})")
+        raise ValueError(tr("token id {id} is outside the vocabulary [0, {last}] (vocab_size={vocab_size})",
+                            id=lo if lo < 0 else hi, last=vocab_size - 1, vocab_size=vocab_size))
 
 
 def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=None) -> None:
@@ -71,25 +78,27 @@ def check_forward(cfg, input_ids, cache=None, attention_mask=None, position_ids=
         check_cache(cache)
     past = cache.seen_tokens() if cache is not None else 0
     if past + T > cfg.max_seq_len:
-        raise ValueError(
-            f"sequence of {past + T} positions ({past} cached + {T} new) exceeds max_seq_len={cfg.max_seq_len}"
-        )
+        raise ValueError(tr("sequence of {n} positions ({past} cached + {new} new) exceeds max_seq_len={max_seq_len}",
+                            n=past + T, past=past, new=T, max_seq_len=cfg.max_seq_len))
     if cache is not None:
         if cache.batch_size is not None and cache.batch_size != B:
-            raise ValueError(f"input_ids has batch size {B} but the cache holds {cache.batch_size} rows")
+            raise ValueError(tr("input_ids has batch size {B} but the cache holds {rows} rows", B=B,
+                                rows=cache.batch_size))
         if cache.n_layers not in (0, cfg.n_layers):
-            raise ValueError(f"cache has {cache.n_layers} layers, the model {cfg.n_layers}")
+            raise ValueError(tr("cache has {cache} layers, the model {model}", cache=cache.n_layers,
+                                model=cfg.n_layers))
     if attention_mask is not None:
         if not isinstance(attention_mask, torch.Tensor) or tuple(attention_mask.shape) != (B, T):
             shape = tuple(attention_mask.shape) if isinstance(attention_mask, torch.Tensor) else attention_mask
-            raise ValueError(f"attention_mask must have the shape of input_ids {(B, T)}, got {shape}")
+            raise ValueError(tr("attention_mask must have the shape of input_ids {expected}, got {shape}",
+                                expected=(B, T), shape=shape))
         if ((attention_mask != 0) & (attention_mask != 1)).any():
-            raise ValueError("attention_mask must hold only 0 (padding) and 1 (real token)")
+            raise ValueError(tr("attention_mask must hold only 0 (padding) and 1 (real token)"))
     if position_ids is not None:
         if not isinstance(position_ids, torch.Tensor) or tuple(position_ids.shape) not in ((T,), (B, T)):
-            raise ValueError(f"position_ids must be [T] or [B, T] = {(B, T)}")
+            raise ValueError(tr("position_ids must be [T] or [B, T] = {shape}", shape=(B, T)))
         if position_ids.min() < 0 or position_ids.max() >= cfg.max_seq_len:
-            raise ValueError(f"position_ids must lie in [0, {cfg.max_seq_len - 1}]")
+            raise ValueError(tr("position_ids must lie in [0, {last}]", last=cfg.max_seq_len - 1))
 
 
 def check_left_padded(attention_mask) -> None:
@@ -97,7 +106,8 @@ def check_left_padded(attention_mask) -> None:
     if isinstance(attention_mask, torch.Tensor) and attention_mask.dim() == 2 and attention_mask.shape[1]:
         if not bool((attention_mask[:, -1] == 1).all()):
             rows = (attention_mask[:, -1] != 1).nonzero().flatten().tolist()
-            raise ValueError(f"attention_mask must be left-padded (last column all 1); rows {rows} end with padding")
+            raise ValueError(tr("attention_mask must be left-padded (last column all 1); rows {rows} end with padding",
+                                rows=rows))
 
 
 # What the model asks of a cache (``utils.cache.Cache`` has all of it): checked by name, so this module,
@@ -112,27 +122,36 @@ def check_cache(cache) -> None:
         return
     hint = ""
     if isinstance(cache, tuple):
-        hint = ": prefill returns (logits, cache); unpack it, e.g. `logits, cache = prefill(model, ids)`"
+        hint = tr(": prefill returns (logits, cache); unpack it, e.g. `logits, cache = prefill(model, ids)`")
     elif isinstance(cache, str):
-        hint = ": cache is a cache object; the string option is cache_kind= (in generate, beam_search, ...)"
-    raise ValueError(f"cache must be a KVCache or StaticKVCache (a utils.cache.Cache), got {type(cache).__name__}{hint}")
+        hint = tr(": cache is a cache object; the string option is cache_kind= (in generate, beam_search, ...)")
+    raise ValueError(tr("cache must be a KVCache or StaticKVCache (a utils.cache.Cache), got {type}{hint}",
+                        type=type(cache).__name__, hint=hint))
 
 
 def check_decode_input(token_ids, cache) -> None:
     """A decode step takes one new token per row, ``[B]``, and a cache that prefill has filled."""
     if not isinstance(token_ids, torch.Tensor) or token_ids.dim() != 1:
-        raise ValueError(f"token_ids must be a [B] tensor (one new token per row), got {_shape(token_ids)}")
+        raise ValueError(tr("token_ids must be a [B] tensor (one new token per row), got {shape}",
+                            shape=_shape(token_ids)))
     if cache is not None:
         check_cache(cache)
     if cache is None or cache.seq_len == 0:
-        raise ValueError("decode_step needs a cache filled by prefill; got an empty cache")
+        raise ValueError(tr("decode_step needs a cache filled by prefill; got an empty cache"))
 
 
 def check_fits(cfg, prompt_len: int, n_new: int, what: str = "max_new_tokens", whose: str = "") -> None:
-    """The prompt and ``n_new`` more tokens fit the model's ``max_seq_len`` (``whose``: "the target's", ...)."""
+    """The prompt and ``n_new`` more tokens fit the model's ``max_seq_len`` (``whose``: "the target's", ...,
+    an English catalogue key: see ``WHOSE``)."""
     if prompt_len + n_new > cfg.max_seq_len:
-        raise ValueError(f"prompt of {prompt_len} tokens + {what}={n_new} exceeds {whose + ' ' if whose else ''}"
-                         f"max_seq_len={cfg.max_seq_len}")
+        values = dict(n=prompt_len, what=what, n_new=n_new, max_seq_len=cfg.max_seq_len)
+        if whose:
+            raise ValueError(tr("prompt of {n} tokens + {what}={n_new} exceeds {whose} max_seq_len={max_seq_len}",
+                                whose=tr(whose), **values))
+        raise ValueError(tr("prompt of {n} tokens + {what}={n_new} exceeds max_seq_len={max_seq_len}", **values))
+
+
+WHOSE = ("the target's", "the draft's")  # the ``whose`` of check_fits's callers (utils/speculative.py)
 
 
 # --- what may be allocated ------------------------------------------------------------------------
@@ -150,9 +169,9 @@ def allocation_limit() -> int:
     try:
         gb = float(text)
     except ValueError:
-        raise ValueError(f"{ALLOCATION_ENV}={text!r} must be a number of GB, e.g. 40") from None
+        raise ValueError(tr("{env}={text!r} must be a number of GB, e.g. 40", env=ALLOCATION_ENV, text=text)) from None
     if not gb > 0:
-        raise ValueError(f"{ALLOCATION_ENV}={text!r} must be a number of GB > 0")
+        raise ValueError(tr("{env}={text!r} must be a number of GB > 0", env=ALLOCATION_ENV, text=text))
     return int(gb * 10**9)
 
 
@@ -162,16 +181,17 @@ def check_allocation(what: str, nbytes: int) -> None:
     every byte of the machine (torch writes the zeros, so the memory is really taken) before any error."""
     limit = allocation_limit()
     if nbytes > limit:
-        raise ValueError(f"{what} would reserve {nbytes / 1e9:,.1f} GB ({nbytes:,} bytes), over the course's limit "
-                         f"of {limit / 1e9:g} GB: is a size off by a few zeros? (To allow it, set the environment "
-                         f"variable {ALLOCATION_ENV} to a number of GB.)")
+        raise ValueError(tr("{what} would reserve {gb:,.1f} GB ({nbytes:,} bytes), over the course's limit of "
+                            "{limit:g} GB: is a size off by a few zeros? (To allow it, set the environment variable "
+                            "{env} to a number of GB.)", what=what, gb=nbytes / 1e9, nbytes=nbytes, limit=limit / 1e9,
+                            env=ALLOCATION_ENV))
 
 
 # --- what a cache is given ------------------------------------------------------------------------
 
 def check_kv(k, v) -> None:
     if not isinstance(k, torch.Tensor) or not isinstance(v, torch.Tensor) or k.dim() != 4 or k.shape != v.shape:
-        raise ValueError(f"k and v must both be [B, H_kv, T, d_h]; got k {_shape(k)} and v {_shape(v)}")
+        raise ValueError(tr("k and v must both be [B, H_kv, T, d_h]; got k {k} and v {v}", k=_shape(k), v=_shape(v)))
 
 
 def check_reorder_index(index, batch_size: int | None) -> torch.Tensor:
@@ -179,34 +199,36 @@ def check_reorder_index(index, batch_size: int | None) -> torch.Tensor:
     if not isinstance(index, torch.Tensor):
         index = torch.as_tensor(index)
     if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32):
-        raise ValueError(f"reorder index must be a 1-D integer tensor, got shape {tuple(index.shape)} {index.dtype}")
+        raise ValueError(tr("reorder index must be a 1-D integer tensor, got shape {shape} {dtype}",
+                            shape=tuple(index.shape), dtype=index.dtype))
     if batch_size is not None and index.numel() and (index.min() < 0 or index.max() >= batch_size):
-        raise ValueError(f"reorder index {index.tolist()} out of range for a batch of {batch_size} rows")
+        raise ValueError(tr("reorder index {index} out of range for a batch of {B} rows", index=index.tolist(),
+                            B=batch_size))
     return index.long()
 
 
 def check_crop(n, seq_len: int) -> None:
     if not is_int(n) or not 0 <= n <= seq_len:
-        raise ValueError(f"crop length {n!r} must be an int in [0, seq_len={seq_len}]")
+        raise ValueError(tr("crop length {n!r} must be an int in [0, seq_len={seq_len}]", n=n, seq_len=seq_len))
 
 
 # --- sampling and the generation loop -------------------------------------------------------------
 
 def check_sampling_args(logits, temperature, top_k, top_p) -> None:
     if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
-        raise ValueError(f"logits must be a float tensor [B, V], got {_shape(logits)}")
+        raise ValueError(tr("logits must be a float tensor [B, V], got {shape}", shape=_shape(logits)))
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not temperature >= 0:
-        raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature!r}")
+        raise ValueError(tr("temperature must be a number >= 0 (0 = greedy), got {value!r}", value=temperature))
     if top_k is not None and (not is_int(top_k) or top_k < 1):
-        raise ValueError(f"top_k must be None or an int >= 1, got {top_k!r}")
+        raise ValueError(tr("top_k must be None or an int >= 1, got {value!r}", value=top_k))
     if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
-        raise ValueError(f"top_p must be None or in (0, 1], got {top_p!r}")
+        raise ValueError(tr("top_p must be None or in (0, 1], got {value!r}", value=top_p))
     # softmax(probabilities) is nearly uniform: sampling "works" and is silently wrong. Greedy is not
     # affected (the argmax is the same), and skipping it keeps the check off greedy decode's every step.
     if temperature > 0 and logits.shape[-1] > 1 and logits.min() >= 0 and logits.max() <= 1 and \
             torch.allclose(logits.float().sum(-1), torch.ones(()), atol=1e-3):
-        warnings.warn("these logits look like probabilities (every row is in [0, 1] and sums to 1); sampling "
-                      "expects logits: pass the model's logits, or torch.log(probs)", stacklevel=3)
+        warnings.warn(tr("these logits look like probabilities (every row is in [0, 1] and sums to 1); sampling "
+                         "expects logits: pass the model's logits, or torch.log(probs)"), stacklevel=3)
 
 
 def eos_set(eos_id) -> set[int]:
@@ -219,17 +241,21 @@ def eos_set(eos_id) -> set[int]:
         return {eos_id}
     ids = list(eos_id) if isinstance(eos_id, (list, tuple, set, frozenset)) else [eos_id]
     if not ids or not all(is_int(i) for i in ids):
-        raise ValueError(f"eos_id must be an int or a list of ints (token ids), got {eos_id!r}")
+        raise ValueError(tr("eos_id must be an int or a list of ints (token ids), got {value!r}", value=eos_id))
     return set(ids)
 
 
-def check_tokenizer(tokenizer, name: str = "tokenizer", needs: str = "decode",
-                    usage: str = "pass the model first, the tokenizer as tokenizer=...", required: bool = False) -> None:
+def check_tokenizer(tokenizer, name: str = "tokenizer", needs: str = "decode", usage: str | None = None,
+                    required: bool = False) -> None:
     """``tokenizer`` has the method ``needs``, as the course Tokenizer does, and is not a model passed in its place
-    (None passes unless ``required``); the message names the argument (``name``) and how the call is written."""
+    (None passes unless ``required``); the message names the argument (``name``) and how the call is written
+    (``usage``, code such as "SamplingPanel(model, tok)"; by default: pass the model first, the tokenizer as
+    tokenizer=...)."""
     if (tokenizer is not None or required) and (isinstance(tokenizer, torch.nn.Module) or not callable(getattr(tokenizer, needs, None))):
-        raise ValueError(f"{name} must be a tokenizer with {needs}(), such as the course Tokenizer (model, tok = "
-                         f"load_course_model()), got {type(tokenizer).__name__}: {usage}")
+        usage = tr("pass the model first, the tokenizer as tokenizer=...") if usage is None else usage
+        raise ValueError(tr("{name} must be a tokenizer with {needs}(), such as the course Tokenizer (model, tok = "
+                            "load_course_model()), got {type}: {usage}", name=name, needs=needs,
+                            type=type(tokenizer).__name__, usage=usage))
 
 
 def _is_id(value) -> bool:
@@ -243,8 +269,8 @@ def _text_hint(value) -> str | None:
         value = value[0]
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
-        return (f"got the text {shown!r} where token ids belong: turn it into ids first, "
-                f"ids = tok.encode(text) (tok: the tokenizer from load_course_model())")
+        return tr("got the text {text!r} where token ids belong: turn it into ids first, ids = tok.encode(text) "
+                  "(tok: the tokenizer from load_course_model())", text=shown)
     return None
 
 
@@ -255,29 +281,33 @@ def as_id_batch(input_ids, name: str = "input_ids") -> torch.Tensor:
     ``name``: the argument, as the messages call it."""
     hint = _text_hint(input_ids)
     if hint:
-        raise ValueError(f"{name}: {hint}")
+        raise ValueError(f"{name}: {hint}")  # the argument's name, then the hint (in the learner's language)
     if type(input_ids).__module__ == "numpy":  # an array (or a numpy scalar, refused below as one number)
         try:
             input_ids = torch.as_tensor(input_ids)
         except (TypeError, RuntimeError) as err:  # an array of strings or objects
-            raise ValueError(f"{name} must be token ids (ints), got a numpy array: {err}") from None
+            raise ValueError(tr("{name} must be token ids (ints), got a numpy array: {error}", name=name,
+                                error=err)) from None
     if isinstance(input_ids, (list, tuple)):
         rows = input_ids if input_ids and isinstance(input_ids[0], (list, tuple)) else [input_ids]
         if len({len(r) for r in rows}) > 1:
-            raise ValueError(f"the prompts have different lengths {[len(r) for r in rows]}: left-pad them into one "
-                             "batch with utils.generate.left_pad(rows, pad_id) and pass its attention_mask")
+            raise ValueError(tr("the prompts have different lengths {lengths}: left-pad them into one batch with "
+                                "utils.generate.left_pad(rows, pad_id) and pass its attention_mask",
+                                lengths=[len(r) for r in rows]))
         if any(not _is_id(i) for r in rows for i in r):
             bad = [i for r in rows for i in r if not _is_id(i)]
             hint = _text_hint(bad)
-            raise ValueError(f"{name}: {hint}" if hint else f"{name}: token ids must be ints; got {bad[:5]!r}")
+            raise ValueError(f"{name}: {hint}" if hint else
+                             tr("{name}: token ids must be ints; got {bad!r}", name=name, bad=bad[:5]))
         input_ids = torch.tensor([[int(i) for i in r] for r in rows], dtype=torch.long)
     if not isinstance(input_ids, torch.Tensor):
-        raise ValueError(f"{name} must be token ids: a [T] or [B, T] tensor, or a list of ints; "
-                         f"got {type(input_ids).__name__} {input_ids!r:.40}")
+        raise ValueError(tr("{name} must be token ids: a [T] or [B, T] tensor, or a list of ints; got {type} "
+                            "{value!r:.40}", name=name, type=type(input_ids).__name__, value=input_ids))
     if input_ids.dim() == 1:
         input_ids = input_ids[None]  # (1, T): a single prompt
     if input_ids.dim() != 2:
-        raise ValueError(f"{name} must be [T] or [B, T] token ids, got a tensor of shape {tuple(input_ids.shape)}")
+        raise ValueError(tr("{name} must be [T] or [B, T] token ids, got a tensor of shape {shape}", name=name,
+                            shape=tuple(input_ids.shape)))
     return input_ids
 
 
@@ -286,10 +316,11 @@ def as_one_prompt(ids, name: str = "prompt") -> torch.Tensor:
     text, and a batch of several rows, are refused naming ``name``."""
     ids = as_id_batch(ids, name)
     if ids.shape[0] != 1:
-        raise ValueError(f"{name} must be one prompt, one sequence of ids ([T] or [1, T]), got {ids.shape[0]} rows "
-                         f"(shape {tuple(ids.shape)}): pass one row, e.g. ids[0]")
+        raise ValueError(tr("{name} must be one prompt, one sequence of ids ([T] or [1, T]), got {rows} rows "
+                            "(shape {shape}): pass one row, e.g. ids[0]", name=name, rows=ids.shape[0],
+                            shape=tuple(ids.shape)))
     if ids.is_floating_point() or ids.dtype == torch.bool:
-        raise ValueError(f"{name} must hold integer token ids, got dtype {ids.dtype}")
+        raise ValueError(tr("{name} must hold integer token ids, got dtype {dtype}", name=name, dtype=ids.dtype))
     return ids
 
 
@@ -307,23 +338,24 @@ def as_torch_dtype(dtype) -> torch.dtype | None:
         return dtype
     if isinstance(dtype, str) and dtype in names:
         return names[dtype]
-    raise ValueError(f"dtype={dtype!r}; use a torch dtype or one of {sorted(names)}")
+    raise ValueError(tr("dtype={dtype!r}; use a torch dtype or one of {names}", dtype=dtype, names=sorted(names)))
 
 
 def stop_string_list(stop_strings, tokenizer) -> list[str]:
     stop_strings = [stop_strings] if isinstance(stop_strings, str) else list(stop_strings or [])
     if stop_strings and tokenizer is None:
-        raise ValueError("stop_strings need a tokenizer to turn tokens into text; pass tokenizer=...")
+        raise ValueError(tr("stop_strings need a tokenizer to turn tokens into text; pass tokenizer=..."))
     if any(not isinstance(s, str) or not s for s in stop_strings):
-        raise ValueError(f"stop_strings must be non-empty strings, got {stop_strings!r}")
+        raise ValueError(tr("stop_strings must be non-empty strings, got {value!r}", value=stop_strings))
     return stop_strings
 
 
 def check_pad_id(pad_id: int, vocab_size: int) -> None:
     if not is_int(pad_id) or not 0 <= pad_id < vocab_size:
-        raise ValueError(f"pad_id={pad_id} is outside the vocabulary [0, {vocab_size - 1}]")
+        raise ValueError(tr("pad_id={pad_id} is outside the vocabulary [0, {last}]", pad_id=pad_id,
+                            last=vocab_size - 1))
 
 
 def check_tol(tol) -> None:
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol!r}")
+        raise ValueError(tr("tol must be > 0, got {tol!r}", tol=tol))

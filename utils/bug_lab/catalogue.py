@@ -2,7 +2,9 @@
 
 Sections 1 to 9 follow notebook 07 and its lesson. Every bug comes as two variants that differ
 in the lines marked ``# BUG`` / ``# FIX``: a broken and a fixed function or class (a decode
-step, a prefill, a cache class, ...). ``show_fix(bug)`` prints the diff between them.
+step, a prefill, a cache class, ...). ``show_fix(bug)`` prints the diff between them. The diff is
+shown in the reader's language: each comment and docstring of a variant is a catalogue key (its
+Chinese is in utils/i18n/zh_exercises.py; change both together, tests/test_i18n_exercises.py checks).
 
 ``BUGS`` is the table the notebook sums up: symptom, cause, check, the two variants, and a
 ``runner`` that plugs one variant into the recompute check (``compare_with_recompute``, which

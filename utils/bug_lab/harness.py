@@ -7,21 +7,24 @@ holds what every bug shares:
 * ``run_check``: ``compare_with_recompute`` that never lets an error escape. Some bugs make
   torch raise instead of giving wrong numbers; the error and the step it happened at become
   an ``Outcome``, so a notebook cell never stops.
-* ``show_diff``: the lines that differ between a broken and a fixed function or class.
+* ``show_diff``: the lines that differ between a broken and a fixed function or class, their
+  comments and docstrings in the learner's language (``speak``).
 * ``table``: the bug table (symptom, cause, check, first divergence) as text (``text_table``).
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import inspect
+import io
 import textwrap
-import unicodedata
+import tokenize
 from dataclasses import dataclass
 
 import torch
 
 from ..generate import decode_step, prefill
-from ..i18n import tr
+from ..i18n import catalogue, display_width, language, pad, tr
 from ..recompute import TOL, RecomputeReport, compare_with_recompute  # TOL: the course's one tolerance
 
 N_STEPS = 6  # decode steps each bug check runs
@@ -104,12 +107,47 @@ def run_check(model, ids: torch.Tensor, n_steps: int = N_STEPS, *, tol: float = 
 
 
 def show_diff(broken, fixed) -> str:
-    """Unified diff between the source of two functions, methods or classes."""
+    """Unified diff between the source of two functions, methods or classes, with their comments and
+    docstrings in the current language (``speak``); the code itself is the same in every language."""
     def lines(code) -> list[str]:
-        return textwrap.dedent(inspect.getsource(code)).splitlines()
+        return speak(textwrap.dedent(inspect.getsource(code))).splitlines()
 
-    diff = difflib.unified_diff(lines(broken), lines(fixed), "broken", "fixed", n=2, lineterm="")
+    diff = difflib.unified_diff(lines(broken), lines(fixed), tr("broken"), tr("fixed"), n=2, lineterm="")
     return "\n".join(diff)
+
+
+def speak(source: str) -> str:
+    """``source`` (Python code) with each comment and docstring in the current language.
+
+    The English text of a comment (after ``# ``) or of a docstring is its catalogue key: the bug lab's
+    are in ``utils/i18n/zh_exercises.py``. A text the catalogue does not hold (a learner's own comment,
+    in any language) stays as it is written; so does every line of code."""
+    if language() == "en":
+        return source
+    said = catalogue(language())
+    lines = source.splitlines(keepends=True)
+    for node in ast.walk(ast.parse(source)):  # docstrings: the first statement of a class or function, a str
+        body = getattr(node, "body", None)
+        if not (isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            continue
+        doc = body[0].value
+        text = inspect.cleandoc(doc.value)
+        if doc.lineno != doc.end_lineno or text not in said:  # the course's docstrings here are one line each
+            continue
+        row = doc.lineno - 1
+        line = lines[row].encode()  # ast counts columns in UTF-8 bytes
+        start, end = line[:doc.col_offset].decode(), line[doc.end_col_offset:].decode()
+        quote = ast.get_source_segment(source, doc)[:3]
+        quote = quote if quote in ('"""', "'''") else quote[:1]
+        lines[row] = f"{start}{quote}{said[text]}{quote}{end}"
+    for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):  # comments run to the end of a line
+        if tok.type == tokenize.COMMENT and tok.string[1:].strip() in said:
+            row, col = tok.start[0] - 1, tok.start[1]
+            ending = lines[row][len(lines[row].rstrip("\r\n")):]
+            lines[row] = lines[row][:col] + "# " + said[tok.string[1:].strip()] + ending
+    return "".join(lines)
 
 
 def table(results, hashes: dict[str, str] | None = None) -> str:
@@ -131,14 +169,9 @@ def text_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     """Rows of strings as an aligned text table under ``head`` (the bug table, a mystery's probe).
 
     Widths count display columns: a Chinese character takes two in a monospace font."""
-    widths = [max(_width(r[i]) for r in rows + [head]) for i in range(len(head))]
+    widths = [max(display_width(r[i]) for r in rows + [head]) for i in range(len(head))]
 
     def line(cells) -> str:
-        return " | ".join(c + " " * (w - _width(c)) for c, w in zip(cells, widths))
+        return " | ".join(pad(c, w) for c, w in zip(cells, widths))
     lines = [line(head), "-+-".join("-" * w for w in widths)] + [line(r).rstrip() for r in rows]
     return "\n".join(lines)
-
-
-def _width(text: str) -> int:
-    """Columns ``text`` takes in a monospace font (wide East Asian characters count two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

@@ -31,10 +31,11 @@ from .harness import N_STEPS, run_check, text_table
 VOCABULARY = {"position": "positions", "mask": "mask", "axis": "concat_axis", "padding": "padding",
               "dropout": "dropout", "layer0": "layer0", "refeed": "refeed", "beam": "beam"}
 # Chinese words a learner may answer with, in either language: each stands for one word of VOCABULARY.
+# (喂入 and 输入 are not the course's words for feeding tokens, but a learner may still answer with them.)
 ALIASES = {"位置": "position", "位置编号": "position", "掩码": "mask", "注意力掩码": "mask", "轴": "axis",
            "拼接轴": "axis", "拼接维度": "axis", "维度": "axis", "填充": "padding", "左填充": "padding",
-           "随机失活": "dropout", "第0层": "layer0", "重复喂入": "refeed", "重新喂入": "refeed", "重复输入": "refeed",
-           "束搜索": "beam", "束": "beam"}
+           "随机失活": "dropout", "第0层": "layer0", "重复送入": "refeed", "重新送入": "refeed", "重复喂入": "refeed",
+           "重新喂入": "refeed", "重复输入": "refeed", "束搜索": "beam", "束": "beam"}
 
 
 @dataclass(frozen=True)
@@ -118,10 +119,11 @@ def diagnose(n: int, guess: str) -> bool:
     says so; after two different wrong guesses you get a hint, after three the answer. Returns True when the
     guess is right."""
     m = mystery(n)
-    word = guess.strip().lower().replace(" ", "").replace("_", "") if isinstance(guess, str) else guess
+    word = guess.strip().lower().replace(" ", "").replace("_", "") if isinstance(guess, str) else None  # not a word
     word = ALIASES.get(word, word)
     if word not in VOCABULARY:
-        raise ValueError(f"diagnose({n}, {guess!r}): name the bug with one of {sorted(VOCABULARY)}")
+        raise ValueError(tr("diagnose({n}, {guess!r}): name the bug with one of {words}", n=n, guess=guess,
+                            words=sorted(VOCABULARY)))
     bug = bugs.BUG_BY_KEY[VOCABULARY[m._answer]]
     title, cause = tr(bug.title), tr(bug.cause)
     if word == m._answer:
@@ -212,7 +214,8 @@ def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = 
     """
     prompt = _checked(model, prompt, n_steps)
     if model.cfg.n_layers < 2:
-        raise ValueError(f"probe compares layers 0 and 1: the model has n_layers={model.cfg.n_layers}")
+        raise ValueError(tr("probe compares layers 0 and 1: the model has n_layers={n_layers}",
+                            n_layers=model.cfg.n_layers))
     ids, mask = bugs.padded_batch(prompt)  # every mystery's input, and the correct engine's to compare
     engine = _plain()() if n is None or correct else mystery(n).engine()
     seen, rows = {}, []

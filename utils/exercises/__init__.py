@@ -109,7 +109,7 @@ def _short_error(err: BaseException) -> str:
 
 def _exercise(exercise_id: str) -> Exercise:
     if exercise_id not in EXERCISES:
-        raise ValueError(f"unknown exercise {exercise_id!r}; the exercises are {sorted(EXERCISES)}")
+        raise ValueError(tr("unknown exercise {id!r}; the exercises are {ids}", id=exercise_id, ids=sorted(EXERCISES)))
     return EXERCISES[exercise_id]
 
 
@@ -117,8 +117,8 @@ def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
     """Run every case of the exercise on ``fn``, silently; ``check`` prints the result."""
     ex = _exercise(exercise_id)
     if not callable(fn):
-        raise ValueError(f"check({exercise_id!r}, fn) needs your function itself (its name, without calling it), "
-                         f"got {fn!r:.60} ({type(fn).__name__})")
+        raise ValueError(tr("check({id!r}, fn) needs your function itself (its name, without calling it), got "
+                            "{fn!r:.60} ({type})", id=exercise_id, fn=fn, type=type(fn).__name__))
     report = Report(exercise_id)
     unfinished = 0  # cases that reached `raise NotImplementedError`
     for case in ex.cases():

@@ -194,10 +194,10 @@ MESSAGES: dict[str, str] = {
     "Position ids restart at 0": "位置编号从 0 重新开始",
     "prefill OK, decode wrong": "预填充正常，解码出错",
     "new token's RoPE position = 0": "新 token 的 RoPE 位置为 0",
-    "Prompt fed again with cache": "有缓存还重复喂入提示词",
+    "Prompt fed again with cache": "有缓存还把提示词重新送入",
     "decode wrong, cache too long": "解码出错，缓存过长",
     "history cached twice": "历史被缓存了两遍",
-    "feed only the new token": "只喂新 token",
+    "feed only the new token": "只送入新 token",
     "K/V cat on the wrong axis": "K/V 拼接维度错误",
     "shape error (T=1: can be silent)": "形状报错（T=1 时可能静默出错）",
     "cat on dim=1 (heads), not 2": "在 `dim=1`（头）而不是 `dim=2` 上拼接",
@@ -242,8 +242,8 @@ MESSAGES: dict[str, str] = {
     "the positions each row gets with the probe's":
         "从第 0 步就错了：把每一行单独运行（`attention_mask=torch.ones_like(row)`），"
         "再把每行得到的位置和探查结果里的对照",
-    "pass": "前向传播",
-    "tokens fed": "喂入 token 数",
+    "pass": "前向计算",
+    "tokens fed": "送入的 token 数",
     "last position": "最后的位置",
     "keys it sees": "可见的键",
     "seq_len": "seq_len",
@@ -255,4 +255,60 @@ MESSAGES: dict[str, str] = {
     "{seen} of {keys}": "{seen}（共 {keys}）",
     "yes": "是",
     "no": "否",
+
+    # --- utils/bug_lab/harness.py show_diff: the diff's two sides, and the comments and docstrings of the
+    # variants it shows (catalogue.py; harness.speak puts each in the reader's language) --------------------------
+    "broken": "坏版本",
+    "fixed": "修好版本",
+    # 1. positions
+    "Decode step that passes the new token's position explicitly.": "显式传入新 token 位置的解码步。",
+    "BUG: as if nothing came before": "BUG：好像前面什么都没有",
+    "FIX: position = number of cached tokens": "修复：位置 = 已缓存的 token 数",
+    # 2. the prompt fed again
+    "Each decode step feeds some of the text so far, on top of the cache.":
+        "除了用缓存，每个解码步还送入目前文本的一部分。",
+    "(B, T + 1): the text so far": "(B, T + 1)：目前为止的全部文本",
+    "BUG: the cache already holds all but the last token": "BUG：除了最后一个 token，其余的缓存里都已经有了",
+    "FIX: only the token the cache has not seen": "修复：只送入缓存还没见过的那个 token",
+    # 3. the concatenation axis
+    "Appends new K/V ``[B, H_kv, T_new, d_h]`` to what each layer holds.":
+        "把新的 K/V ``[B, H_kv, T_new, d_h]`` 接在各层已存的内容后面。",
+    "first write of this layer: nothing to append to": "这一层第一次写入：前面没有可接的内容",
+    "BUG: dim=1 is H_kv, not time": "BUG：`dim=1` 是 H_kv，不是时间维",
+    "FIX: dim=2 is time": "修复：`dim=2` 才是时间维",
+    # 4. the mask
+    "Decode step with an explicit mask ``[T_q=1, S]`` over the S = cached + 1 keys.":
+        "带显式掩码 ``[T_q=1, S]`` 的解码步，S = 已缓存的键数 + 1。",
+    "BUG: query 0 sees key 0 only, as without a cache": "BUG：查询 0 只能看到键 0，就像没有缓存一样",
+    "FIX: shifted by the cache length": "修复：按缓存长度整体平移",
+    "Prefill in two chunks; the second chunk's mask covers only its own T2 keys.":
+        "分两块预填充；第二块的掩码只覆盖它自己的 T2 个键。",
+    "Prefill in two chunks; the second chunk's mask covers the cached keys too.":
+        "分两块预填充；第二块的掩码连已缓存的键也覆盖。",
+    "chunk 1: an ordinary prefill": "第 1 块：普通的预填充",
+    "BUG: [T2, T2], the cached keys are missing": "BUG：[T2, T2]，缺了已缓存的键",
+    "FIX: [T2, cached + T2]": "修复：[T2, 已缓存数 + T2]",
+    # 5. padding
+    "Prefill a left-padded batch, rebuilding its mask from the rows' valid lengths.":
+        "预填充一个左填充的批，并按各行的有效长度重建掩码。",
+    "(B,): real tokens per row": "(B,)：每行的真实 token 数",
+    "BUG: the lengths no longer line up with the rows (e.g. sorted elsewhere)": "BUG：长度和行对不上了（比如在别处排过序）",
+    "(B, T): 1 on the last lengths[b]": "(B, T)：每行最后 `lengths[b]` 个位置为 1",
+    "FIX: row b keeps its own length": "修复：第 b 行用它自己的长度",
+    # 6. dropout
+    "Get a model ready to decode: its mode decides whether dropout draws random masks.":
+        "让模型准备好解码：它处于哪种模式，决定了 dropout 会不会抽取随机掩码。",
+    "BUG: dropout stays on, as in training": "BUG：dropout 还开着，和训练时一样",
+    "FIX: dropout is the identity": "修复：dropout 成了恒等映射",
+    # 7. layer 0's K/V
+    "Stores every layer's K/V; hands each layer a history to attend over.":
+        "存下每一层的 K/V，并交给每一层一段历史，供注意力使用。",
+    "(B, H_kv, T_past + T_new, d_h) stored for this layer": "(B, H_kv, T_past + T_new, d_h)：存为这一层的 K/V",
+    "BUG: layer 0's history": "BUG：用的是第 0 层的历史",
+    "FIX: its own": "修复：用这一层自己的历史",
+    # 8. beams
+    "Beam search with 3 beams; every step checks each beam's cached logits against a recompute.":
+        "3 个束的束搜索；每一步都把每个束的缓存 logits 和重算结果对比。",
+    "BUG: row i keeps old beam i": "BUG：第 i 行还是旧的第 i 个束",
+    "FIX: cache.reorder(parents)": "修复：`cache.reorder(parents)`",
 }

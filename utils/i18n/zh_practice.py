@@ -215,13 +215,13 @@ MESSAGES: dict[str, str] = {
     # widgets/beyond.py
     "Sliding-window cache: memory vs exactness": "滑动窗口缓存：内存与精确性的取舍",
     "window W": "窗口 W",
-    "tokens fed": "喂入 token 数",
+    "tokens fed": "送入的 token 数",
     "never: every position still sees all its history": "从不，每个位置仍能看到全部历史",
     "from position {position} on (the first token whose window has dropped a key)":
         "从位置 {position} 起（第一个窗口丢掉了键的 token）",
     "W = {W}, {n} tokens fed: the cache holds <b>{stored}</b> positions ({nbytes:,} bytes; a full cache would hold "
     "{n} positions, {full_nbytes:,} bytes); the next token gets RoPE position <b>{seen}</b>.":
-        "W = {W}，已喂入 {n} 个 token：缓存存着 <b>{stored}</b> 个位置（{nbytes:,} 字节；完整缓存要存 {n} 个位置，"
+        "W = {W}，已送入 {n} 个 token：缓存存着 <b>{stored}</b> 个位置（{nbytes:,} 字节；完整缓存要存 {n} 个位置，"
         "{full_nbytes:,} 字节）；下一个 token 的 RoPE 位置是 <b>{seen}</b>。",
     "Logits differ from full attention: <b>{first}</b>.": "logits 何时开始与完全注意力不同：<b>{first}</b>。",
     "Equal to the sliding-window recompute (band mask) at every position: <b>{equal}</b>":

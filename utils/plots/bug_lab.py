@@ -36,7 +36,7 @@ def plot_bug_divergence(curves: dict, tol: float, title: str | None = None):
     ax.set_xlabel(tr("step (0 = prefill, s = s-th decode step)"))
     ax.set_ylabel(tr("max |logit difference| (logit units)"))
     ax.set_title(tr("Cached vs recomputed logits, per step") if title is None else title)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
@@ -60,17 +60,17 @@ def plot_bug_overview(results, tol: float, title: str | None = None):
             d = np.asarray(broken.report.max_diffs, dtype=float)
             grid[row, : len(d)] = np.log10(np.maximum(d, 10 ** lo))
         if broken.error is not None:
-            ax.text(broken.error_step, row, tr("raises"), ha="center", va="center", fontsize=7, color="#b00")
+            ax.text(broken.error_step, row, tr("raises"), ha="center", va="center", fontsize=9, color="#b00")
     im = ax.imshow(grid, cmap="RdYlGn_r", vmin=lo, vmax=hi, aspect="auto", interpolation="nearest")
     for row, (_, broken, _) in enumerate(results):
         if broken.first_step is not None:
             ax.add_patch(plt.Rectangle((broken.first_step - 0.5, row - 0.5), 1, 1, fill=False, lw=2, ec="black"))
     ax.set_yticks(range(len(results)))
-    ax.set_yticklabels([tr(bug.title) for bug, _, _ in results], fontsize=8)
+    ax.set_yticklabels([tr(bug.title) for bug, _, _ in results], fontsize=9)
     ax.set_xticks(range(n_steps))
     ax.set_xlabel(tr("step (0 = prefill, s = s-th decode step)"))
     ax.set_title(title)
     bar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
-    bar.set_label(tr("log10 max |logit diff|"), fontsize=8)
+    bar.set_label(tr("log10 max |logit diff|"), fontsize=9)
     bar.ax.axhline(np.log10(tol), color="black", lw=1)
     return fig

@@ -97,14 +97,14 @@ def _round_why() -> dict[str, str]:
                   f"always adds one token of its own: 1 + {' + '.join(powers)} = {n:g} tokens per target pass.",
             "zh": f"第 i 个草稿 token（i = 1..{_K}）只有在它和它前面的草稿全部被接受时才会留下，概率是 {_ALPHA}^i。所以被接受的"
                   f"前缀平均有 {' + '.join(powers)} 个 token，再加上目标模型自己总会补上的一个：1 + {' + '.join(powers)} = "
-                  f"{n:g}，这就是每次目标模型前向平均得到的 token 数。"}
+                  f"{n:g}，这就是目标模型每做一次前向计算平均得到的 token 数。"}
 
 
 def _bits_why() -> dict[str, str]:
     bits = bits_per_value()
     return {"en": f"{_BITS} bits of code, plus 2 × 16 bits of scale and minimum shared by {_D_H} values: {_BITS} + "
                   f"32 / {_D_H} = {bits:g} (measured on utils.kv_quant.quantize's output).",
-            "zh": f"{_BITS} 位编码，加上 {_D_H} 个值共用的 2 × 16 位缩放系数和最小值：{_BITS} + 32 / {_D_H} = "
+            "zh": f"{_BITS} 位量化码，加上 {_D_H} 个值共用的 2 × 16 位缩放系数和最小值：{_BITS} + 32 / {_D_H} = "
                   f"{bits:g}（在 utils.kv_quant.quantize 的输出上实测）。"}
 
 
@@ -141,7 +141,7 @@ APPENDIX: list[Question] = [
                    "（束搜索的各条束就是这样共享块的）。"}),
     ask(10, "choice",
         prompt={"en": "Why is a block's prefix key a hash of its tokens chained with the previous block's key?",
-                "zh": "为什么块的前缀键是把本块 token 和前一个块的键串起来再做哈希？"},
+                "zh": "为什么块键是把本块 token 和前一个块的键串起来再做哈希？"},
         options={"en": ("the same tokens after a different prefix have different K and V", "to use less memory",
                         "to avoid hash collisions", "because blocks are stored in order"),
                  "zh": ("同样的 token 接在不同前缀后面，K 和 V 也不同", "为了省内存", "为了避免哈希冲突", "因为块是按顺序存的")},
@@ -166,7 +166,7 @@ APPENDIX: list[Question] = [
                    "iterations, and each of them pays a forward pass's fixed cost and shares the token budget with the "
                    "decodes. What chunking buys is a bounded stall for the requests already decoding (their "
                    "inter-token latency).",
-             "zh": "不降反升，笔记本 11 实测是不分块时的好几倍：这条提示词被摊到好几次迭代里，每次迭代都要付一次前向传播的固定开销，"
+             "zh": "不降反升，笔记本 11 实测是不分块时的好几倍：这条提示词被摊到好几次迭代里，每次迭代都要付一次前向计算的固定开销，"
                    "还要和解码共用 token 预算。分块换来的是正在解码的请求每次只会被卡住一小会儿（它们的 token 间延迟有了上限）。"}),
     ask(11, "choice",
         prompt={"en": "The block pool runs out while running requests decode. What does the engine of notebook 11 do?",
@@ -203,7 +203,7 @@ APPENDIX: list[Question] = [
                    "the target's pick: the output is the target's greedy output (up to float rounding); the draft only "
                    "changes how many target passes it takes.",
              "zh": "被接受的每个草稿 token 都等于目标模型在该位置的 argmax，额外那个 token 也是目标模型选的：输出就是目标模型的贪心输出"
-                   "（浮点舍入误差之内）。草稿只影响需要几次目标模型前向。"}),
+                   "（浮点舍入误差之内）。草稿只影响目标模型要做几次前向计算。"}),
     ask(12, "choice",
         prompt={"en": "The target refuses draft token 3 of 4. What must happen to the two KV caches before the next "
                       "round?",
@@ -226,15 +226,15 @@ APPENDIX: list[Question] = [
         options={"en": ("a pass of the tiny target costs little more than a pass of its draft",
                         "the draft's tokens are always refused", "the rollback recomputes the whole cache",
                         "sampling needs the residual distribution"),
-                 "zh": ("微型目标模型一次前向只比草稿模型贵一点", "草稿 token 总是被拒绝", "回滚要重算整个缓存", "采样需要残差分布")},
+                 "zh": ("微型目标模型的一次前向计算只比草稿模型的贵一点", "草稿 token 总是被拒绝", "回滚要重算整个缓存", "采样需要残差分布")},
         answer=0,
         why={"en": "A round costs k draft passes plus one target pass. The speed-up needs target passes that are much "
                    "dearer than draft passes (a large model on a GPU, where a decode pass is bound by reading the "
                    "weights, so scoring k + 1 tokens costs about as much as a pass over one); here both are small and k "
                    "draft passes eat the saving.",
-             "zh": "一轮的开销是 k 次草稿前向加一次目标前向。要有加速，目标模型的前向必须比草稿的贵得多（比如 GPU 上的大模型：解码的"
-                   "瓶颈在读权重，一次前向给 k + 1 个 token 打分，开销和只算一个 token 差不多）；这里两个模型都很小，k 次草稿前向就把"
-                   "省下的时间吃掉了。"}),
+             "zh": "一轮的开销是草稿模型的 k 次前向计算加目标模型的一次前向计算。要有加速，目标模型的一次前向计算必须比草稿模型的"
+                   "贵得多（比如 GPU 上的大模型：解码的瓶颈在读权重，一次前向计算给 k + 1 个 token 打分，开销和只算一个 token 差不多）；"
+                   "这里两个模型都很小，草稿模型的 k 次前向计算就把省下的时间吃掉了。"}),
     # 13 · a smaller KV cache
     ask(13, "fill",
         prompt={"en": f"Values are quantized to {_BITS} bits in groups of d_h = {_D_H} channels (one group per token "
@@ -264,7 +264,7 @@ APPENDIX: list[Question] = [
         why={"en": "Those outlier channels would stretch every token's scale and crush the small channels to a few "
                    "codes; a per-channel scale gives each channel its own range. Values have no such channels, so "
                    "they are quantized per token.",
-             "zh": "这些离群通道会把每个 token 的缩放范围撑大，让小通道只剩下几个编码可用；按通道设缩放系数，每个通道就有自己的范围。"
+             "zh": "这些离群通道会把每个 token 的缩放范围撑大，让小通道只剩下几个量化码可用；按通道设缩放系数，每个通道就有自己的范围。"
                    "值没有这样的通道，所以按 token 量化。"}),
     ask(13, "truefalse",
         prompt={"en": f"An 8-bit quantized KV cache gives the full-precision cache's logits within the course's "

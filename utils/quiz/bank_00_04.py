@@ -193,7 +193,7 @@ BASICS: list[Question] = [
         why={"en": "Same weights, eval mode, dtype and positions give the same result up to float rounding: the "
                    "sums run in a different order, so bit-for-bit equality is not expected. The bug lab uses this "
                    "tolerance too, in float32.",
-             "zh": "权重、eval 模式、数据类型和位置都相同，结果就只差浮点舍入：求和的顺序不同，所以不要指望逐位相等。"
+             "zh": "权重、评估模式、数据类型和位置都相同，结果就只差浮点舍入：求和的顺序不同，所以不要指望逐位相等。"
                    "Bug 实验室在 float32 下用的也是这个容差。"}),
     ask(3, "choice",
         prompt={"en": "In float16, about how many FLOPs does a decode step of batch size B do per byte it reads, "

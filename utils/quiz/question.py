@@ -203,19 +203,20 @@ def check_answer(questions: Sequence[Question], number: int, value) -> bool | No
     A choice may be answered by its letter on the sheet. Returns the grade (None for an open
     question: compare your answer with the model answer yourself)."""
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(questions):
-        raise ValueError(f"number must be a question number from 1 to {len(questions)}, got {number!r}")
+        raise ValueError(tr("number must be a question number from 1 to {n}, got {number!r}", n=len(questions),
+                            number=number))
     if not str(value).strip():
-        raise ValueError(f"answer question {number} first: got {value!r}")
+        raise ValueError(tr("answer question {number} first: got {value!r}", number=number, value=value))
     original = questions[number - 1]
     q = localized([original])[0]
     if q.kind == "choice":
         value = dict(zip("abcdefgh", q.options)).get(str(value).strip().casefold(), value)
         value = as_option(original, q, value)
         if value not in q.options:
-            raise ValueError(f"question {number} is a choice: answer with a letter from a to "
-                             f"{'abcdefgh'[len(q.options) - 1]} or an option's text, got {value!r}")
+            raise ValueError(tr("question {number} is a choice: answer with a letter from a to {last} or an option's "
+                                "text, got {value!r}", number=number, last="abcdefgh"[len(q.options) - 1], value=value))
     if q.kind == "truefalse" and parse_true_false(value) is None:
-        raise ValueError(f"question {number} is true/false; got {value!r}")
+        raise ValueError(tr("question {number} is true/false; got {value!r}", number=number, value=value))
     why = tr("   Why: {why}", why=q.explanation)
     if q.kind == "open":
         print(tr("Q{number}. Model answer: {answer}", number=number, answer=q.answer) + "\n" + why)
