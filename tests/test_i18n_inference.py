@@ -98,6 +98,8 @@ def _budget(**kw):
 FIGURES = {
     "plot_timeline": lambda: plots.plot_timeline(_SEGMENTS, WORDS[1:7]),
     "plot_top_probs": lambda: plots.plot_top_probs(WORDS[:6], [0.5, 0.2, 0.1, 0.1, 0.05, 0.05]),
+    "plot_top_probs beside the grammar": lambda: plots.plot_top_probs(
+        ["猫", "狗", "兔子"], [0.7, 0.2, 0.1], prompt="<BOS> 我 喜欢"),
     "plot_ttft": lambda: plots.plot_ttft(_T, [1e-3, 3e-3, 9e-3]),
     "plot_kv_heatmap": lambda: plots.plot_kv_heatmap(np.ones((N, 8)), WORDS, TITLE),
     "plot_padding_waste": lambda: plots.plot_padding_waste(
@@ -216,6 +218,17 @@ def _fields(text: str) -> list:
 def test_each_translation_keeps_the_english_fields():
     for english, chinese in zh_inference.MESSAGES.items():
         assert _fields(chinese) == _fields(english), english
+
+
+def test_chinese_tokens_are_not_glossed_in_chinese(model_tok):
+    """The English notebooks gloss 猫 as "猫 (cat)"; a Chinese reader sees 猫 alone, in figures and panels."""
+    fig = plots.plot_top_probs(["猫", "狗"], [0.7, 0.3], prompt="<BOS> 我 喜欢")
+    texts = figure_texts(fig)
+    assert "猫" in texts and not any("(cat)" in t for t in texts)
+    assert "语法给出的精确概率" in texts  # the grammar's line, named in Chinese
+    panel = PrefillKVPanel(*model_tok)
+    assert "(he)" not in panel.html.value and "他" in panel.html.value  # its default prompt is Chinese here
+    assert all(not p.isascii() for p in panel.controls["prompt"].options)
 
 
 def test_english_is_unchanged_by_the_switch():

@@ -1,5 +1,8 @@
-"""The Panel base every widget uses."""
+"""What every figure shares (utils/plots/base.py): panel figures invisible to pyplot; tokens written so that
+every reader can read them (a Chinese token glossed in English, "猫 (cat)", plain in Chinese); the grammar's
+exact probabilities beside the model's; legends and small texts large enough; the block map's contrast."""
 import matplotlib.pyplot as plt
+import numpy as np
 
 from utils.plots import detached, subplots
 from utils.widgets import KVCacheExplorer
@@ -25,3 +28,214 @@ def test_subplots_outside_a_panel_is_plain_pyplot():
     with detached():
         fig, ax = subplots(figsize=(2, 2))
     assert not hasattr(fig, "number") or fig.number not in plt.get_fignums()
+
+
+# --- every reader can read every figure: Chinese tokens glossed in English, legends large enough ---------
+import ast  # noqa: E402
+from pathlib import Path  # noqa: E402
+from types import SimpleNamespace as NS  # noqa: E402
+
+import matplotlib.colors  # noqa: E402
+import pytest  # noqa: E402
+
+from utils import plots  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
+from utils.plots.base import LEGEND_SIZE, SMALL_SIZE, glossary, grammar_probs, text_label, token_label  # noqa: E402
+
+PLOTS = Path(__file__).resolve().parent.parent / "utils" / "plots"
+
+
+@pytest.fixture
+def zh():
+    set_language("zh")
+    yield
+    set_language("en")
+
+
+def _texts(fig) -> list[str]:
+    fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    plt.close(fig)
+    return texts
+
+
+def test_token_labels_gloss_chinese_in_english_only():
+    assert token_label("猫") == "猫 (cat)" and token_label("猫", stacked=True) == "猫\n(cat)"
+    assert token_label("cats") == token_label("cats", stacked=True) == "cats"
+    assert token_label("<BOS>") == "<BOS>" and token_label("。") == "。"
+    assert text_label("<BOS> 我 喜欢 cats") == "<BOS> 我 (I) 喜欢 (like) cats"
+    assert glossary(["我", "cats", "我", "猫"]) == "Chinese words here: 我 (I), 猫 (cat)"
+    assert glossary(["I", "like", "<EOS>"]) == ""
+
+
+def test_token_labels_are_plain_in_chinese(zh):
+    assert token_label("猫") == token_label("猫", stacked=True) == "猫"
+    assert text_label("<BOS> 我 喜欢") == "<BOS> 我 喜欢" and glossary(["我", "猫"]) == ""
+
+
+def test_the_grammars_probabilities_or_none():
+    assert grammar_probs("<BOS> I like", ["cats", "dogs", "我"]) == pytest.approx([0.75, 0.05, 0.0])
+    assert grammar_probs("I like", ["cats"]) == pytest.approx([0.75])  # read with <BOS> in front
+    assert grammar_probs("<BOS> cats cats", ["cats"]) is None and grammar_probs(None, ["cats"]) is None
+
+
+def _figures_with_tokens():
+    """Each figure that writes tokens, drawn with Chinese and English ones: name -> figure."""
+    words = ["<BOS>", "我", "喜欢", "猫", "。", "she", "has"]
+    segments = [NS(phase="prefill" if i == 0 else "decode", step=i, start_s=i * 1e-3, duration_s=1e-3,
+                   end_s=(i + 1) * 1e-3) for i in range(4)]
+    stages = {name: [0.4, 0.3, 0.2, 0.1] for name in plots.SAMPLING_STAGES}
+    state = dict(prompt_len=3, n_steps=3, step=2, n_recomputed=3, cache_len=5, cache_len_per_layer=[5, 5],
+                 tokens=words[:6])
+    beams = NS(step_tokens=[[3, 31], [10, 38]], parents=[[0, 0], [0, 1]])
+    vocab = {3: "我", 31: "I", 10: "猫", 38: "like"}
+    rounds = {"rounds": [{"start": 2, "proposed": [25, 14], "words": ["猫", "。"], "accepted": 1, "extra": 2,
+                          "extra_word": "<EOS>", "kind": "correction", "target_len": 4, "draft_len": 4}],
+              "prompt_len": 2, "max_new_tokens": 2, "temperature": 0.0, "lookup": False, "rollback": True, "k": 2,
+              "acceptance_rate": 0.5}
+    return {
+        "plot_timeline": lambda: plots.plot_timeline(segments, ["猫", "。", "she", "has"]),
+        "plot_top_probs": lambda: plots.plot_top_probs(["猫", "狗", "cats"], [0.7, 0.2, 0.1], prompt="<BOS> 我 喜欢"),
+        "plot_kv_heatmap": lambda: plots.plot_kv_heatmap(np.ones((len(words), 4)), words, "K"),
+        "plot_padding_waste": lambda: plots.plot_padding_waste([["<PAD>", "我", "喜欢"], ["she", "has", "猫"]],
+                                                               [[0, 1, 1], [1, 1, 1]]),
+        "plot_sampling_stages": lambda: plots.plot_sampling_stages(
+            stages, [25, 26, 54, 14], ["猫", "狗", "cats", "。"], {"temperature": 1.0, "top_k": None, "top_p": None},
+            grammar=[0.75, 0.05, 0.0, 0.0]),
+        "plot_temperature_sweep": lambda: plots.plot_temperature_sweep(
+            ["猫", "狗"], {0: [1, 0], 1.0: [0.7, 0.3]}, prompt="<BOS> 我 喜欢"),
+        "plot_decode_grids": lambda: plots.plot_decode_grids(state),
+        "plot_new_query_weights": lambda: plots.plot_new_query_weights(np.full((2, 4), 0.25), words[:4]),
+        "plot_beam_tree": lambda: plots.plot_beam_tree(beams, lambda ids: [vocab[i] for i in ids]),
+        "plot_speculative_rounds": lambda: plots.plot_speculative_rounds(rounds),
+        "plot_first_token_counts": lambda: plots.plot_first_token_counts(["猫", "cats"], [0.6, 0.3, 0.1],
+                                                                         {"draft": [6, 3, 1]}),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_figures_with_tokens()))
+def test_an_english_figure_glosses_its_chinese_tokens(name):
+    shown = "\n".join(_texts(_figures_with_tokens()[name]()))
+    assert "(cat)" in shown, shown
+    assert "(she)" not in shown and "(<BOS>)" not in shown  # English words and markers stay as they are
+
+
+@pytest.mark.parametrize("name", sorted(_figures_with_tokens()))
+def test_a_chinese_figure_does_not(name, zh):
+    shown = "\n".join(_texts(_figures_with_tokens()[name]()))
+    assert "猫" in shown and "(cat)" not in shown and "Chinese words" not in shown
+
+
+def test_the_grammars_line_stands_beside_the_models_bars():
+    fig = plots.plot_top_probs(["猫", "狗", "cats"], [0.7, 0.2, 0.1], prompt="<BOS> 我 喜欢")
+    (ax,) = fig.axes
+    (lines,) = [c for c in ax.collections if c.get_label() == "the grammar's exact probability"]
+    tops = sorted(round(float(seg[0][1]), 6) for seg in lines.get_segments())
+    assert tops == [0.05, 0.75]  # 猫 0.75, 狗 0.05; cats never follows 我 喜欢: no line at 0
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["the model's probability",
+                                                                   "the grammar's exact probability"]
+    plt.close(fig)
+    for prompt in (None, "<BOS> cats cats"):  # no prompt, or one the grammar never produces: bars alone
+        fig = plots.plot_top_probs(["猫"], [1.0], prompt=prompt)
+        assert fig.axes[0].get_legend() is None and not fig.axes[0].collections
+        plt.close(fig)
+
+
+def _legend_calls() -> list[tuple[str, int, object]]:
+    """(file, line, the fontsize keyword's node or None) of every legend call in utils/plots (not the bug lab's)."""
+    calls = []
+    for path in sorted(PLOTS.glob("*.py")):
+        if path.name == "bug_lab.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "legend":
+                size = next((k.value for k in node.keywords if k.arg == "fontsize"), None)
+                calls.append((path.name, node.lineno, size))
+    return calls
+
+
+def test_every_legend_is_at_least_9_points():
+    calls = _legend_calls()
+    assert len(calls) > 30 and LEGEND_SIZE >= 9
+    small = [f"{f}:{line}" for f, line, size in calls
+             if size is not None and not (isinstance(size, ast.Name) and size.id == "LEGEND_SIZE")
+             and not (isinstance(size, ast.Constant) and size.value >= 9)]
+    assert not small, f"legends smaller than {LEGEND_SIZE} pt: {small}"
+
+
+def test_no_text_is_smaller_than_the_small_size():
+    tiny = []
+    for path in sorted(PLOTS.glob("*.py")):
+        if path.name == "bug_lab.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg in ("fontsize", "labelsize", "size"):
+                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float)) \
+                        and node.value.value < SMALL_SIZE:
+                    tiny.append(f"{path.name}:{node.value.lineno}")
+    assert SMALL_SIZE >= 8 and not tiny, tiny
+
+
+def test_a_drawn_legend_is_9_points():
+    fig = plots.plot_top_probs(["猫", "狗"], [0.7, 0.3], prompt="<BOS> 我 喜欢")
+    assert {t.get_fontsize() for t in fig.axes[0].get_legend().get_texts()} == {LEGEND_SIZE}
+    plt.close(fig)
+
+
+# --- the block map of notebook 10: labels that read on every colour, a legend that matches the blocks ------
+def _luminance(color) -> float:
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in matplotlib.colors.to_rgb(color))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+@pytest.fixture(scope="module")
+def block_map_state():
+    from utils.course_model import COURSE_CONFIG
+    from utils.widgets.paged import block_counts, replay_block_map
+
+    workload = {"prompts": [[1] * 6, [2] * 9, [3] * 5, [4] * 7, [5] * 8, [6] * 6, [7] * 5, [8] * 9, [9] * 4],
+                "max_new_tokens": [6] * 9, "arrival_s": [0.0] * 9}
+    frames = replay_block_map(COURSE_CONFIG, workload, 4, 48)
+    step = max(range(len(frames)), key=lambda i: len({o for o in frames[i]["owners"] if len(o) == 1}))
+    return {"frame": frames[step], "n_blocks": 48, "counts": block_counts(frames, 48), "step": step, "block_size": 4}
+
+
+def test_every_block_label_reads_on_its_block(block_map_state):
+    from utils.plots.paged import REQUEST_COLORS, ink
+
+    for color in REQUEST_COLORS:  # whichever of black and white reads better; at least WCAG's 4.5:1
+        assert _contrast(ink(color), color) >= 4.5 and _contrast(ink(color), color) >= _contrast(
+            "white" if ink(color) == "black" else "black", color), color
+    assert ink("#ff9da7") == "black" and ink("#1f3b5c") == "white"
+    fig = plots.plot_block_map(block_map_state)
+    ax = fig.axes[0]
+    assert sum(len(c.get_paths()) for c in ax.collections) == block_map_state["n_blocks"]  # every block drawn
+    for text in ax.texts:
+        if "\nr" in text.get_text():  # a block one request holds: "12\nr3"
+            rid = int(text.get_text().split("\n")[1][1:])
+            assert _contrast(text.get_color(), REQUEST_COLORS[rid % 10]) >= 4.5, text.get_text()
+    plt.close(fig)
+
+
+def test_the_block_maps_legend_shows_the_colours_of_the_blocks(block_map_state):
+    from utils.plots.paged import REQUEST_COLORS, SINGLE_COLOR
+
+    fig = plots.plot_block_map(block_map_state)
+    grid, chart = fig.axes
+    held = sorted({o[0] for o in block_map_state["frame"]["owners"] if len(o) == 1})
+    assert len(held) >= 3
+    legend_colors = {matplotlib.colors.to_hex(p.get_facecolor())
+                     for p in grid.get_legend().findobj(matplotlib.patches.Rectangle)}
+    assert {REQUEST_COLORS[r % 10] for r in held[:4]} <= legend_colors  # the "held by one request" chip
+    chart_colors = {matplotlib.colors.to_hex(c.get_facecolor()[0]) for c in chart.collections}
+    chart_legend = {matplotlib.colors.to_hex(p.get_facecolor())
+                    for p in chart.get_legend().findobj(matplotlib.patches.Rectangle)}
+    assert matplotlib.colors.to_hex(SINGLE_COLOR) in chart_colors & chart_legend
+    assert not chart_colors & {REQUEST_COLORS[r % 10] for r in held}  # the chart does not reuse a request's colour
+    assert {t.get_fontsize() for ax in (grid, chart) for t in ax.get_legend().get_texts()} == {LEGEND_SIZE}
+    plt.close(fig)

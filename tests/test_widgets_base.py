@@ -61,3 +61,34 @@ def test_a_panel_that_keeps_its_figures_draws_an_unchanged_figure_once():
     ax.set_title("changed")  # a changed figure is stale: drawn again
     panel._png(fig, draw)
     assert len(drawn) == 2
+
+
+def test_a_kept_figure_comes_back_for_a_setting_seen_before_and_the_cache_is_bounded():
+    class Kept(W.Panel):
+        keeps_figures = True
+
+    panel, made = Kept.__new__(Kept), []
+
+    def draw(key):
+        made.append(key)
+        return object()  # stands for a figure
+
+    first = panel.kept_figure(("k", 1), lambda: draw(1))
+    assert panel.kept_figure(("k", 1), lambda: draw(1)) is first and made == [1]  # moved back: nothing drawn
+    for i in range(2, W.KEPT_FIGURES + 5):
+        panel.kept_figure(("k", i), lambda i=i: draw(i))
+    assert len(panel._figures) == W.KEPT_FIGURES  # the oldest went
+    assert panel.kept_figure(("k", 1), lambda: draw(1)) is not first and made[-1] == 1  # drawn anew
+
+
+def test_glossed_prompt_options_keep_the_prompts_as_values():
+    from utils.i18n import set_language
+
+    assert W.prompt_options(["<BOS> she has", "<BOS>"]) == ["<BOS> she has", "<BOS>"]
+    assert W.prompt_options(["<BOS> 我 喜欢", "<BOS> I like"]) == [("<BOS> 我 (I) 喜欢 (like)", "<BOS> 我 喜欢"),
+                                                                 ("<BOS> I like", "<BOS> I like")]
+    set_language("zh")
+    try:
+        assert W.prompt_options(["<BOS> 我 喜欢"]) == ["<BOS> 我 喜欢"]
+    finally:
+        set_language("en")

@@ -10,7 +10,11 @@ matplotlib.use("Agg")
 from utils import generate  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.perf import torch_threads  # noqa: E402
-from utils.widgets import DECODE_PROMPT, DecodePanel, trace_decode  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
+from utils.widgets import DecodePanel, trace_decode  # noqa: E402
+from utils.widgets.decode import DECODE_PROMPT as BY_LANGUAGE  # noqa: E402
+
+DECODE_PROMPT = BY_LANGUAGE["en"]  # the panel's prompt in English, the language of these tests
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
@@ -247,3 +251,28 @@ def test_a_long_list_of_unknown_words_is_capped(model_tok):
     message = panel.state["message"]
     assert not panel.state["ok"] and "'w9'" in message and "'w10'" not in message and "and 1,990 more" in message
     assert len(message) < 1000
+
+
+def test_the_default_prompt_speaks_the_notebooks_language(model_tok):
+    assert BY_LANGUAGE == {"en": "<BOS> he has three small dogs . they", "zh": "<BOS> 他 有 三 只 小 狗 。 他们"}
+    set_language("zh")
+    try:
+        panel = DecodePanel(*model_tok, max_new_tokens=3)
+    finally:
+        set_language("en")
+    assert panel.controls["prompt"].value == BY_LANGUAGE["zh"] and panel.state["ok"]
+    assert "(dog)" not in panel.html.value and "狗" in panel.html.value
+
+
+def test_chinese_tokens_are_glossed_in_english(model_tok):
+    panel = DecodePanel(*model_tok, prompt="<BOS> 他 有 三 只 小 狗 。 他们", max_new_tokens=3)
+    s = panel.set(step=1)
+    html = panel.html.value
+    assert "&lt;BOS&gt; 他 (he) 有 (have) 三 (three) 只 (counter) 小 (small) 狗 (dog) 。 他们 (they)" in html
+    assert "<span>狗 (dog) 6</span>" in html  # the grids' column headers
+    import matplotlib.pyplot as plt
+    from utils.plots import plot_decode_grids
+    fig = plot_decode_grids(s)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "狗 (dog) 6" in texts and "他们 (they) 8" in texts
+    plt.close(fig)

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 from utils import load_course_model  # noqa: E402
 from utils.block_pool import block_keys  # noqa: E402
 from utils.widgets import BLOCK_SIZES, POOL_SIZES, BlockMapPanel  # noqa: E402
-from utils.widgets.paged import SCRIPT, block_counts, block_map_workload, replay_block_map  # noqa: E402
+from utils.widgets.paged import SCRIPTS, SYSTEM_PROMPTS, block_counts, block_map_workload, replay_block_map  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
@@ -53,7 +53,7 @@ def test_the_slider_reaches_the_longest_run_and_every_run_finishes(panel):
     assert panel.controls["step"].max == max(lengths)
     for frames, _ in panel.runs.values():
         assert all(not owners for owners in frames[-1]["owners"])  # every block given back
-        assert sorted(rid for f in frames for rid in f["finished"]) == list(range(len(SCRIPT)))
+        assert sorted(rid for f in frames for rid in f["finished"]) == list(range(len(SCRIPTS["en"])))
 
 
 @pytest.mark.parametrize("size", BLOCK_SIZES)
@@ -75,7 +75,7 @@ def test_every_frame_agrees_with_the_pool(panel, size, n):
 def test_the_default_run_reuses_freed_blocks_and_finds_the_cached_prefix(panel, course):
     frames, _ = panel.runs[4, 24]
     joined = {rid: (i, hit) for i, f in enumerate(frames) for rid, hit, _ in f["joined"]}
-    assert [joined[rid][1] for rid in range(len(SCRIPT))] == [0, 16, 0, 20, 20, 0, 20, 20, 20, 0]
+    assert [joined[rid][1] for rid in range(len(SCRIPTS["en"]))] == [0, 16, 0, 20, 20, 0, 20, 20, 20, 0]
     assert any(f["reused"] for f in frames)  # blocks given back by one request, written by another
     step7 = joined[7][0]  # the second wave: every earlier request has finished
     assert all(not o for o in frames[step7 - 1]["owners"])
@@ -115,3 +115,18 @@ def test_the_replay_is_deterministic_and_needs_no_model(course):
     a, b = replay_block_map(model.cfg, w, 8, 16), replay_block_map(model.cfg, w, 8, 16)
     assert [f["owners"] for f in a] == [f["owners"] for f in b]
     assert [f["time_ms"] for f in a] == [f["time_ms"] for f in b]
+
+
+def test_the_block_map_script_speaks_the_notebook_language_with_the_same_token_counts(course):
+    # The notebook's section 6 system prompt is English in English and Chinese in Chinese: the replay's
+    # requests must start with that same prompt, or the notebook would count 0 requests after it.
+    from utils.i18n import set_language
+    _, tok = course
+    en = block_map_workload(tok)
+    set_language("zh")
+    try:
+        zh = block_map_workload(tok)
+    finally:
+        set_language("en")
+    assert [len(p) for p in en["prompts"]] == [len(p) for p in zh["prompts"]]
+    assert en["prompts"][0][:20] == tok.encode(SYSTEM_PROMPTS["en"]) and zh["prompts"][0][:20] == tok.encode(SYSTEM_PROMPTS["zh"])

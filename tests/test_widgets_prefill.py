@@ -8,7 +8,11 @@ import torch
 matplotlib.use("Agg")
 
 from utils import prefill  # noqa: E402
-from utils.widgets import PREFILL_PROMPTS, PrefillKVPanel  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
+from utils.widgets import PrefillKVPanel  # noqa: E402
+from utils.widgets.prefill import PREFILL_PROMPTS as BY_LANGUAGE  # noqa: E402
+
+PREFILL_PROMPTS = BY_LANGUAGE["en"]  # the panel's prompts in English, the language of these tests
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
@@ -91,4 +95,27 @@ def test_sweep_every_control_and_random_combinations(panel):
         assert (state["rel_diff_to_layer0"] == 0.0) == (values["layer"] == 0)
 
 
-# --- utils.perf, utils.timeline ----------------------------------------------------------------
+def test_prompts_speak_the_notebooks_language(model_tok):
+    """English prompts in English, Chinese ones in Chinese: the same four ideas in both."""
+    assert all(p.isascii() for p in BY_LANGUAGE["en"])
+    assert all(not p.isascii() for p in BY_LANGUAGE["zh"]) and len(BY_LANGUAGE["zh"]) == len(PREFILL_PROMPTS)
+    set_language("zh")
+    try:
+        panel = PrefillKVPanel(*model_tok)
+    finally:
+        set_language("en")
+    assert list(panel.controls["prompt"].options) == list(BY_LANGUAGE["zh"])
+    assert panel.state["words"] == model_tok[1].tokens(model_tok[1].encode(BY_LANGUAGE["zh"][0]))
+
+
+def test_chinese_tokens_are_glossed_in_english_with_the_grammars_probability(model_tok):
+    model, tok = model_tok
+    panel = PrefillKVPanel(model, tok, prompts=["<BOS> 他 有 两 只"])
+    assert panel.controls["prompt"].options == (("<BOS> 他 (he) 有 (have) 两 (two) 只 (counter)", "<BOS> 他 有 两 只"),)
+    assert "<code>&lt;BOS&gt; 他 (he) 有 (have) 两 (two) 只 (counter)</code>" in panel.html.value
+    ticks = [t.get_text() for t in panel.fig.axes[0].get_yticklabels()]
+    assert ticks[1] == "1: 他 (he)" and ticks[0] == "0: <BOS>"
+    from utils.grammar import next_word_probs
+    first = panel.state["first_token"]
+    assert panel.state["first_grammar"] == next_word_probs("<BOS> 他 有 两 只").get(first, 0.0)
+    assert f"(the grammar's exact probability: {panel.state['first_grammar']:.2f})" in panel.html.value

@@ -8,16 +8,22 @@ import torch
 matplotlib.use("Agg")
 
 from utils import load_course_model  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
 from utils.sampling import filtered_probs  # noqa: E402
-from utils.widgets import SamplingPanel  # noqa: E402
+from utils.widgets import SAMPLING_PROMPTS, SamplingPanel  # noqa: E402
+from utils.widgets.base import option_values  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
 
 @pytest.fixture(scope="module")
-def panel():
-    model, tok = load_course_model()
-    return SamplingPanel(model, tok)
+def course():
+    return load_course_model()
+
+
+@pytest.fixture(scope="module")
+def panel(course):
+    return SamplingPanel(*course)
 
 
 def _check(state):
@@ -129,3 +135,57 @@ def test_filter_stages_end_in_what_sample_draws_from():
                 assert torch.allclose(stages["original"], torch.softmax(logits, -1))
                 for probs in stages.values():
                     assert torch.allclose(probs.sum(-1), torch.ones(3))
+
+
+# --- the prompts speak the notebook's language; the grammar's exact answer sits beside the model's ---------
+def test_default_prompts_are_english_in_english_and_chinese_in_chinese(course, monkeypatch):
+    monkeypatch.setattr(SamplingPanel, "plot", lambda self, state: None)
+    english = SamplingPanel(*course)
+    assert list(english.controls["prompt"].options) == list(SAMPLING_PROMPTS["en"])
+    assert all(p.isascii() for p in SAMPLING_PROMPTS["en"])
+    set_language("zh")
+    try:
+        chinese = SamplingPanel(*course)
+    finally:
+        set_language("en")
+    assert list(chinese.controls["prompt"].options) == list(SAMPLING_PROMPTS["zh"])
+    assert all(p == "<BOS>" or not p.isascii() for p in SAMPLING_PROMPTS["zh"])
+    assert len(SAMPLING_PROMPTS["en"]) == len(SAMPLING_PROMPTS["zh"])
+
+
+def test_the_grammar_stands_beside_the_model(panel):
+    c = panel.controls
+    c["prompt"].value, c["temperature"].value, c["top_k"].value, c["top_p"].value = "<BOS> I like", 1.0, 5, 1.0
+    s = panel.state
+    _check(s)
+    assert s["grammar"]["cats"] == pytest.approx(0.75) and abs(sum(s["grammar"].values()) - 1) < 1e-9
+    assert s["shown_grammar"] == [s["grammar"][w] for w in s["shown_words"]]
+    assert "<th>the grammar's exact probability</th>" in panel.html.value
+    assert panel.html.value.count("<tr>") == 1 + s["kept_size"]  # the header and one row per kept token
+    first_row = panel.fig.axes[0]
+    assert any(t.get_text() == "the grammar's exact probability" for t in first_row.get_legend().get_texts())
+
+
+def test_a_prompt_the_grammar_never_produces_shows_no_exact_column(course):
+    odd = "<BOS> cats cats"
+    p = SamplingPanel(*course, prompts=[odd])
+    _check(p.state)
+    assert p.state["grammar"] is None and p.state["shown_grammar"] is None
+    assert "never produces this prompt" in p.html.value and "exact probability</th>" not in p.html.value
+    assert p.fig.axes[0].get_legend() is None
+
+
+def test_a_chinese_prompt_is_glossed_in_english_and_plain_in_chinese(course):
+    p = SamplingPanel(*course, prompts=["<BOS> 我 喜欢", "<BOS> she has"])
+    labels = [label for label, _ in p.controls["prompt"].options]
+    assert labels == ["<BOS> 我 (I) 喜欢 (like)", "<BOS> she has"]
+    assert option_values(p.controls["prompt"].options) == ["<BOS> 我 喜欢", "<BOS> she has"]
+    assert "我 (I) 喜欢 (like)" in p.html.value and "<td>猫 (cat)</td>" in p.html.value
+    assert "猫\n(cat)\n#" in "|".join(t.get_text() for t in p.fig.axes[-1].get_xticklabels())
+    set_language("zh")
+    try:
+        q = SamplingPanel(*course, prompts=["<BOS> 我 喜欢"])
+    finally:
+        set_language("en")
+    assert list(q.controls["prompt"].options) == ["<BOS> 我 喜欢"]
+    assert "(cat)" not in q.html.value and "<td>猫</td>" in q.html.value

@@ -10,11 +10,15 @@ matplotlib.use("Agg")
 
 from utils import generate  # noqa: E402
 from utils.speculative import PromptLookup, speculative_generate  # noqa: E402
-from utils.widgets import SPEC_PROMPTS, SpeculativePanel  # noqa: E402
+from utils.i18n import set_language  # noqa: E402
+from utils.widgets import SpeculativePanel  # noqa: E402
+from utils.widgets.speculative import SPEC_PROMPTS as BY_LANGUAGE  # noqa: E402
 from utils.widgets.speculative import (MAX_K, NEW_TOKENS, TEMPERATURES, kind_label, round_kind,  # noqa: E402
                                       speculative_rounds)
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
+
+SPEC_PROMPTS = BY_LANGUAGE["en"]  # the panel's prompts in English, the language of these tests
 
 
 def _ok(state):
@@ -164,3 +168,24 @@ def test_speculative_rounds_counts_and_rejects_bad_input(models):
         SpeculativePanel(model, tok, draft, prompts=[])
     with pytest.raises(ValueError, match="k"):
         speculative_rounds(model, draft, tok, ids, 5, k=0)
+
+
+def test_prompts_speak_the_notebooks_language(models):
+    assert all(p.isascii() for p in BY_LANGUAGE["en"]) and all(not p.isascii() for p in BY_LANGUAGE["zh"])
+    assert len(BY_LANGUAGE["en"]) == len(BY_LANGUAGE["zh"])
+    set_language("zh")
+    try:
+        panel = SpeculativePanel(*models)
+    finally:
+        set_language("en")
+    assert [label for label, _ in panel.controls["prompt"].options] == BY_LANGUAGE["zh"]
+    assert "(have)" not in panel.html.value
+
+
+def test_chinese_tokens_are_glossed_in_english(models):
+    panel = SpeculativePanel(*models, prompts=["<BOS> 我 有"])
+    assert panel.controls["prompt"].options == (("<BOS> 我 (I) 有 (have)", 0),)
+    assert "只 (counter)" in panel.html.value  # the text the run wrote, glossed
+    texts = [t.get_text() for t in panel.fig.texts]
+    assert any(t.startswith("Chinese words here: ") and "只 (counter)" in t for t in texts)
+    plt.close(panel.fig)

@@ -3,7 +3,7 @@
 Usage: python tools/widget_latency.py [--steps N] [--lang en|zh] [PANEL ...]
 
 Starts a Jupyter kernel (as the notebooks run), `%matplotlib inline`, builds each panel the way its
-notebook does, then moves each control through its values, back and forth, N steps (default 60),
+notebook does (in the language of --lang, with that language's prompts), then moves each control through its values, back and forth, N steps (default 60),
 timing each ``control.value = v``: the panel's compute, its figure and the PNG the inline backend
 renders as it is displayed. Prints, per panel and control, the median and the 95th percentile in
 ms. Nothing here is a test: timings depend on the machine; the course's goal is a median of at most
@@ -28,8 +28,11 @@ torch.set_num_threads(1)
 from utils.i18n import set_language
 set_language({lang!r})
 from utils.course_model import load_course_model
+from utils.i18n import in_language
 model, tok = load_course_model()
-prompt = torch.tensor([tok.encode("<BOS> 他 喜欢")])
+# the notebooks' prompts speak their language (the panels' own defaults do the same)
+prompt = torch.tensor([tok.encode(in_language({{"en": "<BOS> he likes", "zh": "<BOS> 他 喜欢"}}))])
+text = in_language({{"en": " he likes cats .", "zh": " 他 喜欢 猫 。"}})
 """
 
 # How each notebook builds its panels (the arguments that matter for the cost).
@@ -50,7 +53,7 @@ PANELS = {
         panel = P(costs, [8 + (i * 7) % 25 for i in range(24)], [16 + (i * 11) % 33 for i in range(24)], seed=0)"""),
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
     "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
-                           "panel = P(model, torch.tensor([tok.encode('<BOS> ' + ' 他 喜欢 猫 。' * 12)]))"),
+                           "panel = P(model, torch.tensor([tok.encode('<BOS>' + text * 12)]))"),
     "BlockMapPanel": "from utils.widgets import BlockMapPanel as P; panel = P(model, tok)",
     "EngineTimelinePanel": ("from utils.serving import random_workload\nfrom utils.widgets import EngineTimelinePanel as P\n"
                             "panel = P(model, random_workload(24, model.cfg.vocab_size, (8, 32), (16, 48), seed=0))"),

@@ -26,7 +26,7 @@ MESSAGES: dict[str, str] = {
     "Appendix B2: a smaller KV cache, by quantization and eviction": "附录 B2：更小的 KV 缓存：量化与淘汰",
     "after the page: a draft proposes k tokens, the target checks them in one pass; greedy equals the target alone, "
     "sampling keeps its distribution, both caches roll back; the speed-up, measured and modelled":
-        "课程正文之外：草稿模型提出 k 个 token，目标模型一次前向把它们全部验证；贪心时输出与目标模型单独运行一致，"
+        "课程正文之外：草稿模型提出 k 个 token，目标模型在一次前向计算中把它们全部验证；贪心时输出与目标模型单独运行一致，"
         "采样时保持目标模型的分布，两个缓存都要回滚；加速比的实测与建模",
     "after the page: K/V quantized to 8 or 4 bits (keys per channel, values per token, an exact recent window) and "
     "evicted under a budget (sinks + window, key norm, attention); memory against quality, measured":
@@ -40,7 +40,7 @@ MESSAGES: dict[str, str] = {
         "课程正文之外：基于分页缓存的小型推理服务引擎：连续批处理、分块预填充、抢占，每个请求的输出都和它单独运行时一致",
     "the two phases on the course model: prefill reads the prompt in one pass and fills the cache, decode adds one "
     "token per step; a measured timeline":
-        "在课程模型上看两个阶段：预填充一次前向读完整个提示词并填好缓存，解码每步只加一个 token；附实测时间线",
+        "在课程模型上看两个阶段：预填充在一次前向计算中读完整个提示词并填好缓存，解码每步只加一个 token；附实测时间线",
     "one attention block: q, k, v projections, RoPE, the causal mask, softmax; MHA, GQA and MQA by the number of "
     "K/V heads H_kv":
         "一个注意力块：q、k、v 投影，RoPE，因果掩码，softmax；按 K/V 头数 H_kv 区分 MHA、GQA 和 MQA",
@@ -94,4 +94,15 @@ MESSAGES: dict[str, str] = {
     "{notebook} (\"{section}\")": "{notebook}（“{section}”）",
     "Run the cells above first (Run > Run All Above Selected Cell): a name is defined by an earlier cell.":
         "请先运行上面的单元格（菜单 `Run > Run All Above Selected Cell`）：变量名由前面的单元格定义。",
+    # --- shared by the figures and panels of every notebook (utils/plots/base.py, utils/widgets) ----
+    "the grammar's exact probability": "语法给出的精确概率",
+    "the model's probability": "模型给出的概率",
+    "probability after the filters": "过滤之后的概率",
+    "(the grammar's exact probability: {p:.2f})": "（语法给出的精确概率：{p:.2f}）",
+    "The course grammar never produces this prompt: no exact probabilities to compare.":
+        "课程语法不会生成这个提示词：没有可以对照的精确概率。",
+    "Chinese words here: {words}": "图中的中文词：{words}",
+    # the block map of notebook 10 (utils/plots/paged.py): its legends
+    "held by one request, rN\n(the request's colour)": "被一个请求持有，rN\n（按各自的请求着色）",
+    "held by one request": "被一个请求持有",
 }

@@ -37,7 +37,8 @@ MESSAGES: dict[str, str] = {
     "K/V heads\n(H_kv={H_kv})": "K/V 头\n（H_kv={H_kv}）",
     "query heads\n(H={H})": "查询头\n（H={H}）",
     "head index (line: query head → its K/V head)": "头编号（连线：查询头 → 它读取的 K/V 头）",
-    "{kind}: {n_rep} query head(s) per K/V head": "{kind}：每个 K/V 头对应 {n_rep} 个查询头",
+    "{kind}: 1 query head per K/V head": "{kind}：每个 K/V 头对应 1 个查询头",
+    "{kind}: {n_rep} query heads per K/V head": "{kind}：每个 K/V 头对应 {n_rep} 个查询头",
     "q·k after RoPE, for every pair of positions": "经过 RoPE 后的 q·k：任意两个位置之间",
     "key position n (token index)": "键的位置 n（token 序号）",
     "query position m (token index)": "查询的位置 m（token 序号）",
@@ -49,7 +50,7 @@ MESSAGES: dict[str, str] = {
     "one key takes the weight": "权重集中到一个键上",
     " uniform: ln {n_keys} = {ln:.2f}": " 均匀分布：ln {n_keys} = {ln:.2f}",
     " one-hot: 0": " 独热：0",
-    "entropy of a row (nats, mean)": "一行的熵（奈特，均值）",
+    "entropy of a row (nats, mean)": "一行的熵（nat，均值）",
     "the row's spread collapses": "一行的分布迅速收窄",
     "head width d_h (log scale)": "头维度 d_h（对数坐标）",
     "RoPE: how fast each pair turns": "RoPE：每一对维度转得多快",
@@ -81,7 +82,7 @@ MESSAGES: dict[str, str] = {
     "step (0 = prefill logits, s = s-th decode step)": "步（0 = 预填充得到的 logits，s = 第 s 个解码步）",
     "max |logit difference| (logit units)": "max |logits 之差|（与 logits 同单位）",
     "Time of one decode step vs context length": "单个解码步的耗时与上下文长度",
-    "with KV cache (1 new token)": "使用 KV 缓存（只喂入 1 个新 token）",
+    "with KV cache (1 new token)": "使用 KV 缓存（只送入 1 个新 token）",
     "without cache (all T + 1 tokens again)": "不用缓存（T + 1 个 token 全部重算）",
     "Both loops (log-log)": "两种循环（双对数坐标）",
     "with KV cache": "使用 KV 缓存",
@@ -126,9 +127,11 @@ MESSAGES: dict[str, str] = {
     "KV cache memory vs context length T": "KV 缓存占用与上下文长度 T",
     "KV cache per token (KiB)": "每个 token 的 KV 缓存（KiB）",
     "KV cache per token (fp16, all layers, K and V)": "每个 token 的 KV 缓存（fp16，所有层，K 和 V）",
-    "KV cache: real tokens of {n:,} request(s)": "KV 缓存：{n:,} 个请求的真实 token",
+    "KV cache: real tokens of 1 request": "KV 缓存：1 个请求的真实 token",
+    "KV cache: real tokens of {n:,} requests": "KV 缓存：{n:,} 个请求的真实 token",
     "KV cache: padding": "KV 缓存：填充",
-    "KV cache of {n:,} request(s)": "{n:,} 个请求的 KV 缓存",
+    "KV cache of 1 request": "1 个请求的 KV 缓存",
+    "KV cache of {n:,} requests": "{n:,} 个请求的 KV 缓存",
     "weights": "权重",
     "reserve": "预留",
     "unused": "未使用",
@@ -211,7 +214,7 @@ MESSAGES: dict[str, str] = {
         "预填充：位置 0..{last} 上的 {T0} 个提示词 token 一次性经过全部 {L} 层",
     "decode step {step} of {n}: feeds <b>{token}</b> at position {position} (= the cache length "
     "before the step); a loop without cache would recompute {n_recomputed} history positions ({total} so far)":
-        "解码第 {step} 步（共 {n} 步）：在位置 {position}（= 这一步之前的缓存长度）喂入 <b>{token}</b>；"
+        "解码第 {step} 步（共 {n} 步）：在位置 {position}（= 这一步之前的缓存长度）送入 <b>{token}</b>；"
         "无缓存的循环要重算 {n_recomputed} 个历史位置（到这一步累计 {total} 个）",
     "{what}; every layer's cache now holds <b>{n}</b> positions; this step's logits pick <b>{token}</b>":
         "{what}；现在每层的缓存保存 <b>{n}</b> 个位置；这一步的 logits 选出 <b>{token}</b>",

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from ..i18n import tr
-from .base import COLORS, new_figure
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, new_figure
 
 
 def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
@@ -67,7 +67,8 @@ def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
     ax.set_ylim(-0.3, 1.3)
     ax.set_xlim(-0.08, 1.08)
     kind = "MHA" if H_kv == H else ("MQA" if H_kv == 1 else "GQA")
-    ax.set_title(title or tr("{kind}: {n_rep} query head(s) per K/V head", kind=kind, n_rep=n_rep))
+    ax.set_title(title or (tr("{kind}: 1 query head per K/V head", kind=kind) if n_rep == 1
+                          else tr("{kind}: {n_rep} query heads per K/V head", kind=kind, n_rep=n_rep)))
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
 
@@ -101,16 +102,16 @@ def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys:
         ax2.plot(d, values, "o-", color=color, label=label)
     ax1.axhline(1.0, color=COLORS["mask"], linestyle=":", linewidth=1)
     ax1.axhline(1 / n_keys, color=COLORS["mask"], linestyle="--", linewidth=1)
-    ax1.text(d[0], 1 / n_keys, tr(" uniform: 1/{n_keys}", n_keys=n_keys), va="bottom", fontsize=8,
+    ax1.text(d[0], 1 / n_keys, tr(" uniform: 1/{n_keys}", n_keys=n_keys), va="bottom", fontsize=SMALL_SIZE,
              color=COLORS["mask"])
-    ax1.text(d[0], 1.0, tr(" one-hot: 1"), va="top", fontsize=8, color=COLORS["mask"])
+    ax1.text(d[0], 1.0, tr(" one-hot: 1"), va="top", fontsize=SMALL_SIZE, color=COLORS["mask"])
     ax1.set_ylim(0, 1.05)
     ax1.set_ylabel(tr("largest weight in a row (mean)"))
     ax1.set_title(tr("one key takes the weight"))
     ax2.axhline(np.log(n_keys), color=COLORS["mask"], linestyle="--", linewidth=1)
     ax2.text(d[0], np.log(n_keys), tr(" uniform: ln {n_keys} = {ln:.2f}", n_keys=n_keys, ln=np.log(n_keys)),
-             va="bottom", fontsize=8, color=COLORS["mask"])
-    ax2.text(d[0], 0.0, tr(" one-hot: 0"), va="bottom", fontsize=8, color=COLORS["mask"])
+             va="bottom", fontsize=SMALL_SIZE, color=COLORS["mask"])
+    ax2.text(d[0], 0.0, tr(" one-hot: 0"), va="bottom", fontsize=SMALL_SIZE, color=COLORS["mask"])
     ax2.set_ylim(0, np.log(n_keys) * 1.15)
     ax2.set_ylabel(tr("entropy of a row (nats, mean)"))
     ax2.set_title(tr("the row's spread collapses"))
@@ -119,7 +120,7 @@ def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys:
         ax.set_xticks(d, [f"{v:g}" for v in d])
         ax.minorticks_off()
         ax.set_xlabel(tr("head width d_h (log scale)"))
-        ax.legend(fontsize=8, loc="center right")
+        ax.legend(fontsize=LEGEND_SIZE, loc="center right")
     fig.suptitle(tr("Softmax of q·k as the head grows wider") if title is None else title)
     fig.tight_layout()
     return fig
@@ -139,9 +140,9 @@ def plot_rope_frequencies(theta, n_positions: int, title: str | None = None):
     ax1.semilogy(pairs, np.degrees(theta), "o-", color=COLORS["K"])
     ax1.axhline(360 / n_positions, color=COLORS["mask"], linestyle="--", linewidth=1)
     ax1.text(pairs[-1], 360 / n_positions, tr("one turn in {n_positions} positions ", n_positions=n_positions),
-             ha="right", va="bottom", fontsize=8, color=COLORS["mask"])
+             ha="right", va="bottom", fontsize=SMALL_SIZE, color=COLORS["mask"])
     step = max(1, half // 8)
-    ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=8)
+    ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=SMALL_SIZE)
     ax1.set_xlabel(tr("pair i (its dimensions: i and i + d_h/2)"))
     ax1.set_ylabel(tr("θ_i (degrees per position, log)"))
     ax1.set_title(tr("θ_i = base^(−2i/d_h), shown in degrees"))

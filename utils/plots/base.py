@@ -1,15 +1,21 @@
-"""What every figure shares: the course font (registered on import), the colours, figure making and
-PNG drawing. Each notebook's figures are in their own module; every axis is labelled, with units."""
+"""What every figure shares: the course font (registered on import), the colours, the text sizes, figure
+making and PNG drawing, and how a token is written (``token_label``: "猫 (cat)" in English, "猫" in Chinese)
+with the grammar's exact probabilities beside the model's. Each notebook's figures are in their own module;
+every axis is labelled, with units."""
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import textwrap
 from pathlib import Path
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 from matplotlib import font_manager
 from matplotlib.figure import Figure
+
+from ..grammar import label, next_word_probs
+from ..i18n import display_width, tr
 
 # matplotlib's default font, DejaVu Sans, has no Chinese glyphs. The package ships a subset of Noto
 # Sans CJK SC holding every Chinese character the course writes (tools/subset_font.py makes it) and
@@ -35,6 +41,70 @@ COURSE_FONT_FAMILY = _register_course_font()
 # One colour per idea, used the same way in every notebook.
 COLORS = {"prefill": "#1f77b4", "decode": "#ff7f0e", "cached": "#2ca02c", "recompute": "#d62728",
           "K": "#9467bd", "V": "#8c564b", "mask": "#7f7f7f"}
+
+
+# Text sizes every figure keeps to, so that each stays legible at the size the notebook shows it:
+# a legend never smaller than LEGEND_SIZE, a label inside a cell or beside a mark never smaller than SMALL_SIZE.
+LEGEND_SIZE, SMALL_SIZE = 9, 8
+
+
+def wrap(text: str, width: int = 48) -> str:
+    """``text`` broken at spaces into lines of about ``width`` columns (a legend entry that would run off
+    the figure); Chinese, which has no spaces to break at, is left whole."""
+    return text if display_width(text) <= width + 8 else textwrap.fill(text, width, break_long_words=False)
+
+
+def two_lines(text: str, width: int = 24) -> str:
+    """An axis label longer than ``width`` columns on two lines, broken before its parenthesis ("tokens per
+    round\n(per target pass)", "每轮的 token 数\n（……）"): a label longer than its axis runs off the figure."""
+    for opening in ("（", " ("):
+        at = text.find(opening, 1)
+        if display_width(text) > width and at > 0:
+            return text[:at].rstrip() + "\n" + text[at:].lstrip()
+    return text
+
+
+def token_label(word: str, stacked: bool = False) -> str:
+    """A token as a figure writes it: ``utils.grammar.label`` ("猫 (cat)" in English, "猫" in Chinese).
+    ``stacked`` puts the meaning on a line of its own ("猫\n(cat)"), for a narrow place: a bar, a cell."""
+    text = label(word)
+    return text.replace(" (", "\n(", 1) if stacked and text != word else text
+
+
+def text_label(text: str) -> str:
+    """Words of the course language, each as ``token_label`` writes it: "<BOS> 我 (I) 喜欢 (like)" in English."""
+    return " ".join(label(w) for w in str(text).split())
+
+
+def glossary(words) -> str:
+    """One line that glosses the Chinese words among ``words``, for a figure whose cells are too narrow to
+    hold a meaning: "Chinese words here: 猫 (cat), 有 (have)" in English; "" in Chinese or with none."""
+    seen = [text for text in dict.fromkeys(label(w) for w in words) if " (" in text]
+    return tr("Chinese words here: {words}", words=", ".join(seen)) if seen else ""
+
+
+def grammar_probs(prompt: str | None, words) -> list[float] | None:
+    """The grammar's exact probability of each of ``words`` after ``prompt`` (``utils.grammar.next_word_probs``;
+    0 for a word it never puts there), or None when there is no prompt or the grammar cannot produce it.
+    A prompt without ``<BOS>`` in front is read with it, as documents start (and as the panels feed them)."""
+    if prompt is None:
+        return None
+    if str(prompt).split()[:1] != ["<BOS>"]:
+        prompt = "<BOS> " + str(prompt)
+    try:
+        exact = next_word_probs(prompt)
+    except ValueError:  # a prompt outside the grammar: there is no exact answer to show
+        return None
+    return [exact.get(w, 0.0) for w in words]
+
+
+def draw_grammar(ax, x, probs, width: float = 0.8):
+    """The grammar's probabilities as a black line across each bar (centred at ``x``, ``width`` wide),
+    labelled for the legend; returns the lines (one artist). A probability of 0 draws nothing: a line on
+    the axis would read as part of it."""
+    xp = [(xi, p) for xi, p in zip(x, probs) if p > 0]
+    return ax.hlines([p for _, p in xp], [xi - width / 2 for xi, _ in xp], [xi + width / 2 for xi, _ in xp],
+                     colors="black", lw=2, zorder=4, label=tr("the grammar's exact probability"))
 
 
 # Panels draw while the kernel may run other messages on another thread (JupyterLab 4 sends widget

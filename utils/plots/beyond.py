@@ -5,7 +5,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from ..i18n import tr
-from .base import COLORS, subplots
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots, token_label
 from .bug_lab import _positive_floor
 
 
@@ -27,11 +27,11 @@ def plot_cache_memory(traces, title: str | None = None):
     ax0.set_ylabel(tr("K/V memory held (KiB)"))
     ax0.set_title(tr("Memory"), fontsize=10)
     ax0.set_ylim(bottom=0)
-    ax0.legend(fontsize=8)
+    ax0.legend(fontsize=LEGEND_SIZE)
     ax1.set_xlabel(tr("tokens processed (prompt + generated)"))
     ax1.set_ylabel(tr("new K buffers allocated (layer 0)"))
     ax1.set_title(tr("New buffers (the static cache allocated once, before the prompt)"), fontsize=10)
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=LEGEND_SIZE)
     fig.suptitle(tr("What each cache holds and allocates") if title is None else title)
     return fig
 
@@ -46,9 +46,10 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     W = comp.window
     pos = np.arange(len(comp.diff_full))
     floor = _positive_floor(comp.diff_full + comp.diff_windowed, tol)
-    fig, (ax0, ax1) = subplots(1, 2, figsize=(10, 3.4))
+    H = 4.0  # inches: the title (0.55), the axes, the x labels (0.5) and one legend for both axes below (0.55)
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(10, H))
     # fixed margins (a panel redraws this at every slider step; constrained layout measured every label each time)
-    fig.subplots_adjust(left=0.075, right=0.99, bottom=0.15, top=0.84, wspace=0.2)
+    fig.subplots_adjust(left=0.075, right=0.99, bottom=1.05 / H, top=1 - 0.55 / H, wspace=0.2)
     for diffs, label, color in ((comp.diff_full, tr("vs full attention"), COLORS["recompute"]),
                                 (comp.diff_windowed, tr("vs sliding-window recompute (band mask)"), COLORS["cached"])):
         d = np.asarray(diffs, dtype=float)
@@ -59,14 +60,16 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     ax0.set_xlabel(tr("position of the token (0-based)"))
     ax0.set_ylabel(tr("max |logit difference| (logit units)"))
     ax0.set_title(tr("Sliding-window cache: logits"), fontsize=10, y=1.0, pad=4)  # fixed: no layout pass
-    ax0.legend(fontsize=7, loc="center right")
     ax1.plot(pos, comp.n_seen, "-", color=COLORS["decode"], label=tr("tokens seen = next RoPE position"))
     ax1.plot(pos, comp.stored, "-", color=COLORS["cached"], lw=2.5, label=tr("positions stored in the cache"))
     ax1.axhline(W, color=COLORS["mask"], ls=":", lw=1)
     ax1.set_xlabel(tr("position of the token (0-based)"))
     ax1.set_ylabel(tr("count (tokens)"))
     ax1.set_title(tr("Memory stays at W, positions keep counting"), fontsize=10, y=1.0, pad=4)
-    ax1.legend(fontsize=8)
+    # one legend under both axes: inside, it would cover the logits wherever the window puts them
+    handles = [h for ax in (ax0, ax1) for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01), ncol=3, fontsize=LEGEND_SIZE,
+               frameon=False)
     fig.suptitle(title or tr("Sliding window W = {W}", W=W))
     return fig
 
@@ -87,7 +90,7 @@ def plot_cache_step_times(T_values, times_s: dict, title: str | None = None):
     ax.set_ylim(bottom=0)
     ax.set_title(tr("One decode step: KVCache vs StaticKVCache") if title is None else title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=LEGEND_SIZE)
     return fig
 
 
@@ -112,10 +115,10 @@ def plot_beam_tree(result, words, title: str | None = None):
     path.append((-1, 0))
     ax.plot(*zip(*path), "-", color=COLORS["cached"], lw=3, zorder=2)
     box = dict(boxstyle="round,pad=0.2", fc="white", ec="#999")
-    ax.text(-1, 0, tr("prompt"), ha="center", va="center", fontsize=8, bbox=box, zorder=3)
+    ax.text(-1, 0, tr("prompt"), ha="center", va="center", fontsize=SMALL_SIZE, bbox=box, zorder=3)
     for s in range(n_steps):
-        for b, word in enumerate(words(result.step_tokens[s])):
-            ax.text(s, b, word, ha="center", va="center", fontsize=8, bbox=box, zorder=3)
+        for b, word in enumerate(words(result.step_tokens[s])):  # a Chinese token with its meaning, in English
+            ax.text(s, b, token_label(word), ha="center", va="center", fontsize=SMALL_SIZE, bbox=box, zorder=3)
     ax.set_xticks(range(n_steps))
     ax.set_xticklabels([str(s + 1) for s in range(n_steps)])
     ax.set_xlabel(tr("step (new token number)"))

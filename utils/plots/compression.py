@@ -7,7 +7,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..i18n import tr
-from .base import COLORS, format_bytes, subplots
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, format_bytes, subplots
 
 # One colour per kind of setting in the trade-off figure (the eviction rules share a square marker).
 KIND_STYLE = {8: ("#1f77b4", "o"), 4: ("#ff7f0e", "^"), "recent": ("#2ca02c", "s"), "key_norm": ("#9467bd", "s"),
@@ -33,14 +33,14 @@ def plot_quantize_group(x, codes, scale: float, lo: float, bits: int, title: str
     ax.plot(i, x, "o", color=COLORS["K"], ms=6)
     ax.plot(i, back, "o", mfc="none", mec="black", ms=9)
     for xi, yi, c in zip(i, back, codes):
-        ax.annotate(str(c), (xi, yi), textcoords="offset points", xytext=(7, -3), fontsize=8)
+        ax.annotate(str(c), (xi, yi), textcoords="offset points", xytext=(7, -3), fontsize=SMALL_SIZE)
     handles = [Line2D([], [], marker="o", ls="", color=COLORS["K"], label=tr("value x")),
                Line2D([], [], marker="o", ls="", mfc="none", mec="black", ms=9,
                       label=tr("read back: lo + code × scale\n(the number: its code)")),
                Line2D([], [], color=COLORS["recompute"], label=tr("error (at most scale / 2)"))]
     if bits <= 4:
         handles.append(Line2D([], [], color="#cccccc", label=tr("the {n} levels of {bits} bits", n=2 ** bits, bits=bits)))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=LEGEND_SIZE, frameon=False)
     ax.set_xticks(i)
     ax.set_xlabel(tr("index in the group"))
     ax.set_ylabel(tr("value"))
@@ -75,7 +75,7 @@ def plot_channel_magnitudes(k_mean, v_mean, title: str | None = None):
                 ax.set_xlabel(tr("channel (head × d_h + i)"))
     handles = [Line2D([], [], color="black", ls="--", lw=0.8, label=tr("median channel")),
                Line2D([], [], color="#888888", ls=":", lw=0.8, label=tr("next K/V head"))]
-    fig.legend(handles=handles, loc="upper right", fontsize=8, frameon=False, ncol=2)
+    fig.legend(handles=handles, loc="upper right", fontsize=LEGEND_SIZE, frameon=False, ncol=2)
     fig.suptitle(tr("Where the large numbers are: K and V per channel") if title is None else title, x=0.07,
                  ha="left", fontsize=11)
     return fig
@@ -97,9 +97,9 @@ def plot_kept_positions(kept: dict, n_seen: int, sinks: int, window: int, title:
     ax.imshow(grid, aspect="auto", interpolation="nearest")
     ax.set_yticks(range(len(rows)), [tr("{rule}, layer {layer}", rule=tr(RULE_NAMES.get(rule, rule)), layer=layer)
                                      for rule, layer, _ in rows],
-                  fontsize=8)
+                  fontsize=SMALL_SIZE)
     ax.set_xticks(range(n_seen))
-    ax.tick_params(axis="x", labelsize=8)
+    ax.tick_params(axis="x", labelsize=SMALL_SIZE)
     for r in range(1, len(rows)):
         if rows[r][0] != rows[r - 1][0]:
             ax.axhline(r - 0.5, color="black", lw=1.5)
@@ -107,7 +107,8 @@ def plot_kept_positions(kept: dict, n_seen: int, sinks: int, window: int, title:
     handles = [Patch(facecolor=KEPT_COLORS[k], edgecolor="#999999", label=label) for k, label in (
         ("sink", tr("sink: always kept")), ("window", tr("recent window: always kept")),
         ("chosen", tr("kept by the rule")), ("evicted", tr("evicted")))]
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=4, fontsize=7, frameon=False)
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=4, fontsize=LEGEND_SIZE,
+              frameon=False)
     fig.suptitle(tr("What each rule keeps after {n} tokens", n=n_seen) if title is None else title, fontsize=10,
                  x=0.02, ha="left")
     return fig
@@ -128,7 +129,7 @@ def plot_compression_tradeoff(state: dict, title: str | None = None):
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11.5, 4.0))
     # fixed places (a panel redraws this at every step; no layout pass): the scatter, its legend, the bars
     ax0.set_position([0.075, 0.13, 0.425, 0.72])
-    ax1.set_position([0.765, 0.13, 0.22, 0.72])
+    ax1.set_position([0.765, 0.36, 0.22, 0.49])  # its legend goes under it, clear of the bars' labels
     kinds: dict = {}  # one line of markers per kind of setting (one artist each: fewer to draw)
     for key, ratio, q in state["points"]:
         kinds.setdefault(_style(key), []).append((ratio, value(q)))
@@ -151,7 +152,7 @@ def plot_compression_tradeoff(state: dict, title: str | None = None):
     handles.append(Line2D([], [], marker="o", ms=10, mfc="none", mec="black", ls="", label=tr("the setting chosen")))
     if measure == "loss":
         handles.append(Line2D([], [], color="black", ls="--", lw=0.8, label=tr("exact cache's loss")))
-    ax0.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax0.legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax0.set_title(tr("Course model, {n} held-out documents (measured)", n=state["n_docs"]), fontsize=10, y=1.0, pad=4)
     sizing = state["sizing"]
     bits = list(sizing)
@@ -167,11 +168,12 @@ def plot_compression_tradeoff(state: dict, title: str | None = None):
             patch.set_alpha(1.0 if b == state["sizing_bits"] else 0.3)  # the chosen bits dark
         left += widths
     for yi, b in zip(y, bits):
-        ax1.text(sizing[b]["total"] / gib, yi, " " + format_bytes(sizing[b]["total"]), va="center", fontsize=8)
+        ax1.text(sizing[b]["total"] / gib, yi, " " + format_bytes(sizing[b]["total"]), va="center", fontsize=SMALL_SIZE)
     ax1.set_yticks(y, [tr("16 (off)") if b == 16 else tr("{b}-bit", b=b) for b in bits], fontsize=9)
     ax1.set_xlim(0, sizing[16]["total"] / gib * 1.6)  # room for the labels and the legend
     ax1.set_xlabel(tr("K/V cache (GiB)"))
-    ax1.legend(handles=[Patch(facecolor=c, label=label) for _, c, label in parts], fontsize=7, loc="lower right")
+    ax1.legend(handles=[Patch(facecolor=c, label=label) for _, c, label in parts], fontsize=LEGEND_SIZE,
+               loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     ax1.set_title(tr("{model}, {T} tokens (formula)\ngroups of {g}, residual {r}", model=state["sizing_model"],
                      T=state["sizing_T"], g=state["sizing_group"], r=state["sizing_residual"]), fontsize=9, y=1.0, pad=4)
     fig.suptitle(tr("Memory against quality") if title is None else title, fontsize=11)

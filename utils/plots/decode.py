@@ -13,7 +13,7 @@ from ..flops import decode_step_cost
 from ..i18n import tr
 from ..perf.timers import fit_step_time
 from ..roofline import kv_weights_crossover
-from .base import COLORS, subplots
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots, token_label
 
 
 # Cell kinds of the decode grids (index into _GRID_COLORS).
@@ -43,6 +43,9 @@ def _plain_log_labels(ax) -> None:
     ax.minorticks_off()  # dozens of minor ticks per log axis cost more to draw than they tell
 
 
+_CHAR_PT = 0.55 * SMALL_SIZE  # the width of a Latin letter of a grid label, in points (a Chinese one: twice that)
+
+
 def _label_width(text: str) -> int:
     """Width of a label in Latin letters: a Chinese character takes about two."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -53,11 +56,11 @@ def _grid_axes(ax, n_rows: int, n_cols: int, words: list[str] | None, xlabel: st
     if words is not None and n_cols <= 40:
         # Plain text under each column: much faster to draw than 40 tick objects per axis.
         ax.set_xticks([])
-        labels = [f"{w} {i}" for i, w in enumerate(words[:n_cols])]
+        labels = [f"{token_label(w)} {i}" for i, w in enumerate(words[:n_cols])]
         for i, text in enumerate(labels):
             ax.text(i, -0.02, text, transform=ax.get_xaxis_transform(), rotation=90,
-                    ha="center", va="top", fontsize=7)
-        ax.set_xlabel(xlabel, labelpad=4 + 4.2 * max(_label_width(t) for t in labels))
+                    ha="center", va="top", fontsize=SMALL_SIZE)
+        ax.set_xlabel(xlabel, labelpad=4 + _CHAR_PT * max(_label_width(t) for t in labels))
     else:
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_xlabel(xlabel)
@@ -112,11 +115,16 @@ def plot_decode_grids(state: dict):
                Patch(color=_GRID_COLORS[_RECOMPUTED], label=tr("history recomputed (no cache)")),
                Patch(color=_GRID_COLORS[_NEW], label=tr("new token (both loops)")),
                Patch(color=_GRID_COLORS[_FILLED], label=tr("K/V appended by decode"))]
-    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8, frameon=False)
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=LEGEND_SIZE, frameon=False)
+    longest = (max(_label_width(f"{token_label(w)} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40
+               else 2)
+    # room for the rotated token labels and the x label: the figure grows rather than squeeze the grids
+    labels_pt = _CHAR_PT * longest + 34
+    fig.set_figheight(3.9 + max(0.0, labels_pt / 72 - 3.9 * 0.3))
     height_pt = fig.get_figheight() * 72
-    longest = max(_label_width(f"{w} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40 else 2
-    bottom = min(0.5, (4.2 * longest + 34) / height_pt)  # room for the rotated token labels and the x label
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.83, bottom=bottom, wspace=0.15)  # tight_layout is slow
+    bottom = labels_pt / height_pt
+    top = 1 - 0.66 * 72 / height_pt  # the legend and the titles: a fixed 0.66 inch
+    fig.subplots_adjust(left=0.06, right=0.99, top=top, bottom=bottom, wspace=0.15)  # tight_layout is slow
     return fig
 
 
@@ -140,7 +148,7 @@ def plot_recompute_diffs(report, title: str | None = None):
     ax.set_xlabel(tr("step (0 = prefill logits, s = s-th decode step)"))
     ax.set_ylabel(tr("max |logit difference| (logit units)"))
     ax.set_title(tr("Cached vs full recompute, per step") if title is None else title)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
     fig.subplots_adjust(left=0.12, right=0.97, top=0.9, bottom=0.16)  # fixed: tight_layout is slow
     return fig
 
@@ -156,7 +164,7 @@ def plot_step_times(tpot: dict, title: str | None = None):
     if nc:
         ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label=tr("without cache (all T + 1 tokens again)"))
     ax0.set_title(tr("Both loops (log-log)"))
-    ax0.legend(fontsize=8)
+    ax0.legend(fontsize=LEGEND_SIZE)
     _plain_log_labels(ax0)
     ax0.set_xticks(T, [str(t) for t in T])  # the measured lengths
     ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache"))
@@ -191,8 +199,10 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     ax0.set_ylabel(tr("FLOPs per decode step"))
     ax0.set_title(tr("Compute of one step"))
     ax0.grid(True, alpha=0.3)
+    bottom, top = ax0.get_ylim()
+    ax0.set_ylim(bottom, top * (top / bottom) ** 0.3)  # headroom above the curves: the legend sits there
     _plain_log_labels(ax0)
-    ax0.legend(fontsize=8)
+    ax0.legend(fontsize=LEGEND_SIZE, loc="upper left")
     w = np.array([c.bytes["weights"] for c in cached]) / 2**20
     kv = np.array([c.bytes["kv_read"] for c in cached]) / 2**20
     ax1.plot(T, w, color=COLORS["mask"], label=tr("weights read"))
@@ -202,7 +212,7 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     ax1.set_ylabel(tr("MiB read per cached step ({dtype})", dtype=dtype))
     ax1.set_title(tr("Memory one cached step reads"))
     ax1.grid(True, alpha=0.3)
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=LEGEND_SIZE)
     fig.suptitle(title or tr("One decode step, counted: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, d_ff={d_ff}, "
                              "V={V}", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
                              d_h=cfg.head_dim, d_ff=cfg.d_ff, V=cfg.vocab_size), fontsize=10)
@@ -250,13 +260,13 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
         if cross <= T_meas.max():
             ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5)
             ax.text(cross, 0.03, tr(" K/V bytes = weight bytes\n at T = {T:,}", T=cross),
-                    transform=ax.get_xaxis_transform(), color=COLORS["decode"], fontsize=8, va="bottom")
+                    transform=ax.get_xaxis_transform(), color=COLORS["decode"], fontsize=SMALL_SIZE, va="bottom")
         ax.set_xlim(0, T_meas.max() * 1.03)
         ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 8)), 0)))
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x / 1024:g}k" if x else "0"))
         ax.set_xlabel(tr("context length T (tokens in the cache)"))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
     fig.suptitle(title or tr("Decode over a long context: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, V={V} "
                              "(1 CPU thread)", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
                              d_h=cfg.head_dim, V=cfg.vocab_size), fontsize=10)
@@ -269,14 +279,18 @@ def plot_new_query_weights(weights, words: list[str], title: str | None = None):
     and its own (the last column). Each row sums to 1."""
     w = np.asarray(weights, dtype=float)  # (H, S)
     H, S = w.shape
-    fig, ax = subplots(figsize=(7.5, 2.9))
+    labels = [f"{token_label(t)} {i}" for i, t in enumerate(words[:S])]
+    # room under the axes for the rotated labels (a glossed Chinese token is longer) and the x label, in inches
+    under = (_CHAR_PT * max(map(_label_width, labels), default=2) + 30) / 72
+    fig, ax = subplots(figsize=(7.5, 2.0 + under))
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     ax.set_xticks(range(S))
-    ax.set_xticklabels([f"{t} {i}" for i, t in enumerate(words[:S])], rotation=90, fontsize=8)
+    ax.set_xticklabels(labels, rotation=90, fontsize=SMALL_SIZE)
     ax.set_yticks(range(H))
     ax.set_ylabel(tr("query head"))
     ax.set_xlabel(tr("key position (token); the last key is the new token's own"))
     ax.set_title(tr("The new token's query, one row per head") if title is None else title)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.36)
+    height = fig.get_figheight()
+    fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.3 / height, bottom=under / height)
     fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=tr("attention weight"))
     return fig

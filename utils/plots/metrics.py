@@ -6,7 +6,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from ..i18n import tr
-from .base import COLORS, subplots
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots
 
 
 def _plain_log_y(ax) -> None:
@@ -55,7 +55,7 @@ def plot_ttft_tpot(ttft: dict, tpot: dict, title: str | None = None):
         ax.set_ylabel(ylabel)
         ax.set_title(sub, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=LEGEND_SIZE)
     fig.suptitle(tr("TTFT and TPOT, with and without the KV cache") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
     return fig
@@ -84,7 +84,7 @@ def plot_batch_sweep(sweep: dict, title: str | None = None):
         ax.minorticks_off()
         ax.set_xlabel(tr("batch size B (requests decoded together)"))
         ax.grid(True, alpha=0.3, which="both")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=LEGEND_SIZE)
     ax0.set_ylim(bottom=0)
     fig.suptitle(tr("Batching: more tokens per second, slower for each request") if title is None else title,
                  fontsize=11)
@@ -153,7 +153,7 @@ def plot_schedules(schedules: dict, title: str | None = None):
                         requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left",
                      y=1.0, pad=4)  # a fixed place: matplotlib would otherwise measure every tick label to place it
     axes[-1][0].set_xlabel(tr("time (ms)"))
-    fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=8)
+    fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=LEGEND_SIZE)
     fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)
     # Fixed margins, in inches (tight_layout measures every label: half the drawing time of a panel step):
     # above, the title and the first axes' title; between, each axes' title; below, the time axis and the legend.
@@ -170,7 +170,7 @@ def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
     fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 4.2), gridspec_kw={"height_ratios": [2.2, 1]})
     _draw_schedule(ax0, schedule)
     ax0.set_xlabel(tr("time (ms)"))
-    ax0.legend(*_schedule_legend(ax0), fontsize=8, loc="upper right", ncol=2)
+    ax0.legend(*_schedule_legend(ax0), fontsize=LEGEND_SIZE, loc="upper right", ncol=2)
     parts = [schedule[key][request] * 1e3 for key in ("wait_s", "prefill_s", "sample_s")]  # ms
     ttft = sum(parts)
     left = 0.0
@@ -179,7 +179,7 @@ def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
         last = i == len(parts) - 1  # the last part is labelled below the bar, flush right: it may be a sliver
         ax1.annotate(tr("{part}: {ms:.2f} ms", part=tr(label), ms=width), (left + width / 2, -0.3 if last else 0.3),
                      (left + width if last else left + width / 2, -0.85 if last else 0.85),
-                     ha="right" if last else "center", va="center", fontsize=8,
+                     ha="right" if last else "center", va="center", fontsize=SMALL_SIZE,
                      arrowprops={"arrowstyle": "-", "lw": 0.6})
         left += width
     ax1.set_xlim(0, ttft * 1.01)
@@ -220,7 +220,7 @@ def plot_rate_sweep(sweep: dict, title: str | None = None):
     _plain_log_y(axes[0])
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
-    axes[2].legend(fontsize=8)
+    axes[2].legend(fontsize=LEGEND_SIZE)
     fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.15, wspace=0.28)
     return fig
@@ -233,7 +233,7 @@ def plot_batch_roofline(models: dict, title: str | None = None):
     two), the ridge batch where they cross, the batch where the compute roof meets the bandwidth the
     decode step itself achieves (``kernel_ridge``), and the measured decode throughput B / TPOT (log-log).
     ``title`` defaults to "Decode throughput against the roofline"."""
-    fig, axes = subplots(1, len(models), figsize=(6 * len(models), 3.9), squeeze=False)
+    fig, axes = subplots(1, len(models), figsize=(6 * len(models), 5.4), squeeze=False)
     for ax, (name, m) in zip(axes[0], models.items()):
         B = np.asarray(m["B"])
         mem, comp = np.asarray(m["memory_tps"]), np.asarray(m["compute_tps"])
@@ -257,7 +257,8 @@ def plot_batch_roofline(models: dict, title: str | None = None):
         ax.set_ylabel(tr("decode tokens/s (all rows)"))
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="upper left")
+        # under the axes: inside, six entries would hide the roofs they name
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
     fig.suptitle(tr("Decode throughput against the roofline") if title is None else title, fontsize=11)
     fig.tight_layout()
     return fig
@@ -278,7 +279,7 @@ def plot_bandwidth(res: dict, title: str | None = None):
             ha="center", va="bottom", fontsize=9)
     ax.set_ylabel(tr("memory bandwidth (GB/s)"))
     ax.set_title(tr("Batch-1 decode against the memory bandwidth") if title is None else title, fontsize=10)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=LEGEND_SIZE, loc="lower left")
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -291,7 +292,8 @@ def plot_decode_bound(state: dict, title: str | None = None):
     the bytes one step reads, split into weights (the same for any B) and K/V cache (grows with B)."""
     sweep = state["sweep"]
     B = np.asarray([r["B"] for r in sweep])
-    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6))
+    H = 4.2  # inches: the title, the axes, their x labels and, under each axes, its legend (never over the curves)
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, H))
     ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], label=tr("memory roof"))
     if state.get("peak_flops"):
         ax0.loglog(B, [r["B"] / r["compute_s"] for r in sweep], ":", color=COLORS["recompute"], lw=2,
@@ -303,7 +305,7 @@ def plot_decode_bound(state: dict, title: str | None = None):
     _plain_log_y(ax0)
     ax0.set_ylabel(tr("most tokens/s (all rows)"))
     ax0.set_title(tr("Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)"), fontsize=10)
-    ax0.legend(fontsize=7)
+    ax0.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3, frameon=False)
     weights = np.asarray([r["weights"] for r in sweep]) / 1e9
     kv = np.asarray([r["kv_read"] + r["kv_write"] for r in sweep]) / 1e9
     x = np.arange(len(B))
@@ -312,7 +314,7 @@ def plot_decode_bound(state: dict, title: str | None = None):
     ax1.set_xticks(x, [str(b) for b in B])
     ax1.set_ylabel(tr("bytes read per decode step (GB)"))
     ax1.set_title(tr("What one step reads"), fontsize=10)
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
     for ax in (ax0, ax1):
         ax.set_xlabel(tr("batch size B"))
         ax.grid(True, alpha=0.3, which="both")
@@ -323,5 +325,5 @@ def plot_decode_bound(state: dict, title: str | None = None):
     fig.suptitle(title or tr("{model}, {dtype}, T = {T:,} per row, {bandwidth:,.3g} GB/s{peak}",
                              model=model_label(state["model"]), dtype=state["dtype"], T=state["T"],
                              bandwidth=state["bandwidth_GBps"], peak=peak), fontsize=11)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.84, bottom=0.15, wspace=0.25)
+    fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.58 / H, bottom=1.1 / H, wspace=0.25)
     return fig

@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.legend_handler import HandlerTuple
+from matplotlib.patches import Patch
 
 from ..i18n import tr
-from .base import COLORS, new_figure
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, new_figure, token_label
 
 
 def plot_timeline(segments, labels: list[str] | None = None, title: str | None = None):
     """Gantt bar of a generation: the prefill segment, then one segment per decode step.
 
     ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
-    (written above its bar). Times in milliseconds. Returns the figure.
+    (written above its bar; a Chinese one with its English meaning under it in English). Times in
+    milliseconds. Returns the figure.
     """
     fig, (ax,) = new_figure(width=8.0, height=2.6)
     end = max((s.end_s for s in segments), default=0.0) * 1e3
@@ -21,11 +24,11 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
                 edgecolor="white")
         # label the token a segment produced, unless the bar is too narrow to carry it
         if labels is not None and s.step < len(labels) and s.duration_s * 1e3 > 0.03 * end:
-            ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, labels[s.step],
-                    ha="center", va="bottom", fontsize=9)
+            ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, token_label(labels[s.step], stacked=True),
+                    ha="center", va="bottom", fontsize=9, linespacing=1.0)
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
     ax.legend(handles, [tr("setup + prefill (whole prompt) + first token"), tr("decode step (one token)")],
-              loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
     ax.set_yticks([])
     ax.set_ylim(-0.4, 0.75)
     ax.set_xlim(0, end * 1.02 if end else 1)
@@ -35,15 +38,29 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
     return fig
 
 
-def plot_top_probs(words: list[str], probs, title: str | None = None):
-    """Bar chart of the most likely next tokens (``words`` with their ``probs``, most likely first)."""
+def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: str | None = None):
+    """Bar chart of the most likely next tokens (``words`` with their ``probs``, most likely first).
+
+    With ``prompt`` (the text the probabilities follow, ``<BOS>`` first), a black line across each bar
+    marks the grammar's exact probability of that token (``utils.grammar.next_word_probs``): what a
+    perfect model would say. A prompt the grammar cannot produce draws no line.
+    """
     probs = [float(p) for p in probs]
-    fig, (ax,) = new_figure(width=5.5, height=3.2)
-    bars = ax.bar(range(len(words)), probs, color=[COLORS["prefill"]] + [COLORS["mask"]] * (len(words) - 1))
-    for b, p in zip(bars, probs):
-        ax.text(b.get_x() + b.get_width() / 2, p, f"{p:.2f}", ha="center", va="bottom", fontsize=9)
-    ax.set_xticks(range(len(words)), words)
+    exact = grammar_probs(prompt, words)
+    fig, (ax,) = new_figure(width=5.5, height=3.4 if exact else 3.2)
+    colors = [COLORS["prefill"]] + [COLORS["mask"]] * (len(words) - 1)
+    bars = ax.bar(range(len(words)), probs, color=colors)
+    for i, (b, p) in enumerate(zip(bars, probs)):  # the value above the bar, and above the grammar's line
+        ax.text(b.get_x() + b.get_width() / 2, max(p, exact[i]) if exact else p, f"{p:.2f}", ha="center",
+                va="bottom", fontsize=9)
+    ax.set_xticks(range(len(words)), [token_label(w, stacked=True) for w in words])
     ax.set_ylim(0, 1.08)
+    if exact:
+        chips = tuple(Patch(color=c) for c in dict.fromkeys(colors))  # the top token's colour, the others'
+        ax.legend([chips, draw_grammar(ax, range(len(words)), exact)],
+                  [tr("the model's probability"), tr("the grammar's exact probability")],
+                  handler_map={tuple: HandlerTuple(ndivide=None, pad=0)}, fontsize=LEGEND_SIZE, loc="upper right",
+                  frameon=False)
     ax.set_xlabel(tr("candidate next token"))
     ax.set_ylabel(tr("probability"))
     ax.set_title(tr("Next-token probabilities") if title is None else title)
@@ -87,7 +104,7 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
         fig = ax.figure
     vmax = vmax or float(np.abs(x).max()) or 1.0
     im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
-    ax.set_yticks(range(len(words)), [f"{t}: {w}" for t, w in enumerate(words)])
+    ax.set_yticks(range(len(words)), [f"{t}: {token_label(w)}" for t, w in enumerate(words)])
     ax.set_xlabel(tr("dimension of the head (0 .. d_h-1)"))
     ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
@@ -112,12 +129,13 @@ def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
             ax.add_patch(plt.Rectangle((t - 0.5, b - 0.5), 1, 1, facecolor=COLORS["prefill"] if real else "#e6e6e6",
                                        edgecolor="white", hatch=None if real else "///", alpha=0.85 if real else 1))
             if real:
-                ax.text(t, b, rows[b][t], ha="center", va="center", fontsize=8, color="white")
+                ax.text(t, b, token_label(rows[b][t], stacked=True), ha="center", va="center", fontsize=SMALL_SIZE,
+                        color="white", linespacing=1.0)
     n_pad = int((~m).sum())
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
                plt.Rectangle((0, 0), 1, 1, facecolor="#e6e6e6", hatch="///", edgecolor="white")]
     ax.legend(handles, [tr("real token ({n})", n=m.sum()), tr("padding ({n_pad}): cached all the same", n_pad=n_pad)],
-              loc="upper center", bbox_to_anchor=(0.5, -0.36), ncol=2, frameon=False, fontsize=8)
+              loc="upper center", bbox_to_anchor=(0.5, -0.36), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
     ax.set_xlim(-0.5, T - 0.5)
     ax.set_ylim(B - 0.5, -0.5)
     ax.set_xticks(range(T))

@@ -12,7 +12,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
 from ..i18n import tr
-from .base import COLORS, subplots
+from .base import COLORS, LEGEND_SIZE, subplots, wrap
 from .metrics import _draw_schedule, _schedule_legend
 
 
@@ -61,7 +61,7 @@ def plot_iterations(runs: dict, budget: int | None = None, title: str | None = N
     its decode tokens under its prefill-chunk tokens, as wide as it took; a marker where a request was
     preempted; a dashed line at the token budget ``budget``. ``title`` defaults to "What each iteration ran"."""
     names = list(runs)
-    fig, axes = subplots(len(names), 1, figsize=(10, 0.9 + 2.0 * len(names)), sharex=True, sharey=True,
+    fig, axes = subplots(len(names), 1, figsize=(10, 1.45 + 2.0 * len(names)), sharex=True, sharey=True,
                          squeeze=False)
     tops = []
     for ax, name in zip(axes[:, 0], names):
@@ -71,10 +71,15 @@ def plot_iterations(runs: dict, budget: int | None = None, title: str | None = N
     right = max((s["end_s"] for steps in runs.values() for s in steps), default=0.001) * 1e3
     axes[0][0].set_xlim(0, right * 1.01)
     axes[-1][0].set_xlabel(tr("time (ms)"))
-    axes[0][0].legend(fontsize=8, loc="upper right")
+    entries = {}  # one legend under the axes for every run's marks (inside, it hid the budget line)
+    for ax in axes[:, 0]:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, h)
+    fig.legend(list(entries.values()), list(entries), loc="lower center", bbox_to_anchor=(0.5, 0.01), ncol=3,
+               fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("What each iteration ran") if title is None else title, fontsize=11)
     W, H = fig.get_figwidth(), fig.get_figheight()
-    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.6 / H, bottom=0.5 / H, hspace=0.45)
+    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.6 / H, bottom=1.05 / H, hspace=0.45)
     return fig
 
 
@@ -83,7 +88,7 @@ def plot_engine_timeline(state: dict, title: str | None = None):
     each request's timeline (waiting, its prefill up to the first token, one segment per later token),
     on the same time axis; one legend below both. ``title`` defaults to the settings, TTFT p50 and ITL p95.
     Drawn for a slider: few texts (each costs a millisecond or two to draw), fixed margins."""
-    fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 5.6), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
+    fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 5.9), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
     _draw_iterations(ax0, state["steps"], state["max_batch_tokens"])
     ax0.yaxis.set_major_locator(MaxNLocator(4, integer=True))
     _draw_schedule(ax1, state["schedule"])
@@ -102,8 +107,8 @@ def plot_engine_timeline(state: dict, title: str | None = None):
     labels = [both.get(label, label) for label in labels]
     below = [(h, label) for h, label in zip(*_schedule_legend(ax1))
              if label not in (tr("first sampling"), tr("setup + prefill"), tr("decode steps (one per token)"))]
-    fig.legend(handles + [h for h, _ in below], labels + [label for _, label in below], loc="lower center",
-               ncol=3, fontsize=7)
+    fig.legend(handles + [h for h, _ in below], [wrap(label) for label in labels + [label for _, label in below]],
+               loc="lower center", bbox_to_anchor=(0.5, 0.01), ncol=3, fontsize=LEGEND_SIZE, frameon=False)
     chunk = tr("off") if state["prefill_chunk"] is None else state["prefill_chunk"]
     s = state["summary"]
     fig.suptitle(title or tr("{rate} requests/s, max_batch_tokens = {budget}, prefill_chunk = {chunk}: TTFT p50 "
@@ -111,5 +116,6 @@ def plot_engine_timeline(state: dict, title: str | None = None):
                              rate=state["rate"], budget=state["max_batch_tokens"], chunk=chunk,
                              ttft=s["ttft_p50_s"] * 1e3, itl=s["itl_p95_s"] * 1e3), fontsize=10)
     W, H = fig.get_figwidth(), fig.get_figheight()
-    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.4 / H, bottom=1.0 / H, hspace=0.08)
+    # fixed margins in inches: the title above; below, the time axis (0.45) and the legend (two entries of two lines)
+    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.4 / H, bottom=1.3 / H, hspace=0.08)
     return fig

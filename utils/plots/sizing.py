@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..i18n import tr
-from .base import COLORS, format_bytes, new_figure
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, format_bytes, new_figure
 
 
 _KIND_COLORS = {"MHA": COLORS["recompute"], "GQA": COLORS["prefill"], "MQA": COLORS["cached"]}
@@ -51,12 +51,12 @@ def plot_kv_vs_context(ax, per_token: dict[str, int], T_max: int, mark: tuple[in
     for gib in gpu_gib:
         if 0.05 * top <= gib * 2**30 <= 1.2 * top:
             ax.axhline(gib * 2**30 / scale, color=COLORS["mask"], linestyle=":", linewidth=1)
-            ax.text(T_max * 0.99, gib * 2**30 / scale, f"{gib} GiB GPU", va="bottom", ha="right", fontsize=8,
+            ax.text(T_max * 0.99, gib * 2**30 / scale, f"{gib} GiB GPU", va="bottom", ha="right", fontsize=SMALL_SIZE,
                     color=COLORS["mask"])
     if max_context is not None and max_context <= T_max:
         ax.axvline(max_context, color=COLORS["decode"], linestyle=":", linewidth=1.2)
         ax.text(max_context, top / scale * 0.5, tr(" model's max context\n {n:,} tokens", n=max_context),
-                va="center", ha="left", fontsize=8, color=COLORS["decode"])
+                va="center", ha="left", fontsize=SMALL_SIZE, color=COLORS["decode"])
     if mark is not None:
         ax.plot([mark[0]], [mark[1] / scale], "o", color="black", zorder=5)
         ax.annotate(format_bytes(mark[1]), (mark[0], mark[1] / scale), textcoords="offset points",
@@ -68,7 +68,7 @@ def plot_kv_vs_context(ax, per_token: dict[str, int], T_max: int, mark: tuple[in
     ax.set_xlabel(tr("context length T (tokens)") + (tr("; dotted: past the model's max context") if limits else ""))
     ax.set_ylabel(tr("KV cache memory ({unit})", unit=unit))
     ax.set_title(tr("KV cache memory vs context length T") if title is None else title)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
 
 
 def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds: list[str],
@@ -78,14 +78,14 @@ def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds:
     y = np.arange(len(names))
     ax.barh(y, kib, color=[_KIND_COLORS[k] for k in kinds])
     for yi, v in zip(y, kib):
-        ax.text(v, yi, f" {v:,.0f}", va="center", fontsize=8)
+        ax.text(v, yi, f" {v:,.0f}", va="center", fontsize=SMALL_SIZE)
     ax.set_yticks(y, names)
     ax.invert_yaxis()
     ax.set_xlim(0, max(kib) * 1.18)
     ax.set_xlabel(tr("KV cache per token (KiB)"))
     ax.set_title(tr("KV cache per token (fp16, all layers, K and V)") if title is None else title)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for k, c in _KIND_COLORS.items() if k in kinds]
-    ax.legend(handles, [k for k in _KIND_COLORS if k in kinds], fontsize=8, loc="lower right")
+    ax.legend(handles, [k for k in _KIND_COLORS if k in kinds], fontsize=LEGEND_SIZE, loc="lower right")
 
 
 def plot_budget(state: dict):
@@ -99,10 +99,10 @@ def plot_budget(state: dict):
     n = state["n_requests"]
     padding = state.get("padding", 0.0)
     if padding > 0:
-        cache_parts = [(tr("KV cache: real tokens of {n:,} request(s)", n=n), state["real_bytes"], COLORS["cached"],
+        cache_parts = [((tr("KV cache: real tokens of 1 request") if n == 1 else tr("KV cache: real tokens of {n:,} requests", n=n)), state["real_bytes"], COLORS["cached"],
                         None), (tr("KV cache: padding"), state["padding_bytes"], "white", "///")]
     else:
-        cache_parts = [(tr("KV cache of {n:,} request(s)", n=n), state["cache_used_bytes"], COLORS["cached"], None)]
+        cache_parts = [((tr("KV cache of 1 request") if n == 1 else tr("KV cache of {n:,} requests", n=n)), state["cache_used_bytes"], COLORS["cached"], None)]
     parts = [(tr("weights"), state["weight_bytes"], COLORS["mask"], None),
              (tr("reserve"), state["reserve_bytes"], "#c7c7c7", None), *cache_parts,
              (tr("unused"), max(state["unused_bytes"], 0), "#f2f2f2", None)]
@@ -116,7 +116,7 @@ def plot_budget(state: dict):
     ax1.set_yticks([])
     ax1.set_xlabel(tr("GPU memory (GiB)"))
     ax1.set_title(tr("Where the memory goes"))
-    ax1.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, frameon=False)
+    ax1.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, frameon=False)
     T, n_curve = state["curve_T"], state["curve_n"]
     ax2.plot(T, n_curve, "o-", color=COLORS["cached"], markersize=3,
              label=tr("each request reserves T positions") if padding > 0 else None)
@@ -126,12 +126,13 @@ def plot_budget(state: dict):
         ax2.plot([state["T"]], [state["n_if_real_only"]], "o", mfc="white", color=COLORS["decode"], zorder=5)
         ax2.annotate(f"{state['n_if_real_only']:,}", (state["T"], state["n_if_real_only"]), textcoords="offset points",
                      xytext=(-8, 6), ha="right", fontsize=9, color=COLORS["decode"])
-        ax2.legend(fontsize=8, loc="upper right")
+        # under the axes, as the left one's: inside, it covered the curves
+        ax2.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
     ax2.plot([state["T"]], [n], "o", color="black", zorder=5)
     ax2.annotate(f"{n:,}", (state["T"], n), textcoords="offset points", xytext=(6, 6), fontsize=9)
     if state["max_context"] <= T[-1]:
         ax2.axvline(state["max_context"], color=COLORS["decode"], linestyle=":", linewidth=1.2)
-        ax2.text(state["max_context"], 1, tr(" model's\n max context"), fontsize=8, color=COLORS["decode"])
+        ax2.text(state["max_context"], 1, tr(" model's\n max context"), fontsize=SMALL_SIZE, color=COLORS["decode"])
     ax2.set_xscale("log", base=2)
     ax2.xaxis.set_major_formatter(_token_formatter)
     ax2.set_yscale("symlog", linthresh=1)

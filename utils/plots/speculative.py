@@ -7,9 +7,10 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from ..i18n import tr
-from .base import COLORS, subplots
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, glossary, subplots, token_label, two_lines
 
 # One colour per fate of a token in a round (the legend of plot_speculative_rounds says each).
 ROUND_COLORS = {"accepted": "#59a14f", "refused": "#e15759", "discarded": "#d9d9d9", "correction": "#4e79a7",
@@ -29,13 +30,22 @@ def plot_speculative_rounds(state: dict, title: str | None = None):
     the first refused, the ones thrown away after it); the lower half the target's own token (a
     correction, a bonus, or its token when nothing was proposed). A black bar marks where the
     target's cache ends after the round's rollback, an orange one where the draft's does; the prompt is
-    shaded. ``title`` defaults to the settings and the counts."""
+    shaded. ``title`` defaults to the settings and the counts. The cells are narrow: in English, a line
+    under the axis gives the meaning of each Chinese token shown (``glossary``)."""
     rounds, T0 = state["rounds"], state["prompt_len"]
     n_rows = max(1, len(rounds))
     right = max([T0 + state["max_new_tokens"] + 1] + [r["start"] + len(r["proposed"]) + 1 for r in rounds]
                 + [max(r["target_len"], r["draft_len"]) + 1 for r in rounds])
-    fig, ax = subplots(figsize=(10, 4.6))
-    fig.subplots_adjust(left=0.07, right=0.99, top=0.9, bottom=0.27)
+    shown = [w for r in rounds for w in r["words"]] + [r["extra_word"] for r in rounds]
+    gloss = glossary(shown)
+    # fixed margins in inches (a panel redraws this at every slider step): title; axes; ticks and x label,
+    # the gloss line, the legend's three rows
+    top, axes_h, under, gloss_h, legend_h = 0.4, 2.9, 0.55, 0.3 if gloss else 0.0, 0.7
+    H = top + axes_h + under + gloss_h + legend_h
+    fig, ax = subplots(figsize=(10, H))
+    fig.subplots_adjust(left=0.07, right=0.99, top=1 - top / H, bottom=(under + gloss_h + legend_h) / H)
+    if gloss:
+        fig.text(0.07, (gloss_h + legend_h) / H, gloss, fontsize=LEGEND_SIZE, va="top", ha="left")
     ax.axvspan(-0.5, T0, color=ROUND_COLORS["prompt"], zorder=0)
     xs, ys, colors, texts = [], [], [], []
     for y, r in enumerate(rounds):
@@ -46,7 +56,7 @@ def plot_speculative_rounds(state: dict, title: str | None = None):
         xs.append(r["start"] + r["accepted"]), ys.append(y + 0.02), colors.append(ROUND_COLORS[r["kind"]])
         texts.append((r["start"] + r["accepted"] + 0.5, y + 0.23, r["extra_word"]))
     _cells(ax, xs, ys, 0.4, colors, edgecolors="none")
-    size = 7 if right <= 28 else 6
+    size = SMALL_SIZE if right <= 24 else 7
     for x, y, word in texts:
         ax.text(x, y, word, ha="center", va="center", fontsize=size, color="#111111")
     rows = np.arange(len(rounds))
@@ -58,6 +68,7 @@ def plot_speculative_rounds(state: dict, title: str | None = None):
     ax.set_yticks(rows[::step], [str(i + 1) for i in rows[::step]])
     ax.set_ylabel(tr("round"))
     ax.set_xlabel(tr("position in the sequence (the prompt shaded: {n} tokens)", n=T0))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # positions are whole numbers
     ax.grid(True, axis="x", alpha=0.25)
     handles = [Patch(color=ROUND_COLORS["accepted"], label=tr("draft accepted")),
                Patch(color=ROUND_COLORS["refused"], label=tr("draft refused")),
@@ -69,7 +80,7 @@ def plot_speculative_rounds(state: dict, title: str | None = None):
                       label=tr("end of the target's cache after the round")),
                Line2D([], [], color=DRAFT_EDGE, marker="|", ls="none", ms=10, mew=1.8,
                       label=tr("end of the draft's cache after the round"))]
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7, frameon=False)
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=LEGEND_SIZE, frameon=False)
     if title is None:
         temp = tr("greedy") if state["temperature"] == 0 else tr("temperature {t:g}", t=state["temperature"])
         draft = tr("prompt lookup") if state["lookup"] else tr("draft model")
@@ -98,11 +109,11 @@ def plot_first_token_counts(words: list[str], probs, observed: dict, title: str 
         counts = np.asarray(counts, dtype=float)
         ax.bar(x - 0.4 + width * (i + 1.5), counts / counts.sum(), width, color=palette[i % len(palette)],
                label=name)
-    ax.set_xticks(x, list(words) + [tr("the rest")])
+    ax.set_xticks(x, [token_label(w, stacked=True) for w in words] + [tr("the rest")])
     ax.set_ylabel(tr("probability / frequency"))
     ax.set_xlabel(tr("first new token"))
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper right")
     ax.set_title(tr("The first new token: sampled frequencies against the target's probabilities")
                  if title is None else title, fontsize=10, y=1.0, pad=4)
     return fig
@@ -116,15 +127,16 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
     yields. Right: the speed-up against the same loop without a draft, measured (``measured``: median,
     with ``q1``/``q3`` whiskers) and predicted by the cost model (``predicted``, dashed), with 1 dotted. ``title`` defaults to "Speculative decoding on this CPU: costs, tokens per round,
     speed-up"."""
-    fig, axes = subplots(1, 3, figsize=(12, 4.3))
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.85, bottom=0.34, wspace=0.3)
+    H = 4.9  # inches: the titles (0.65), the axes (2.75: room for a two-line y label), x labels and legend (1.5)
+    fig, axes = subplots(1, 3, figsize=(12, H))
+    fig.subplots_adjust(left=0.065, right=0.99, top=1 - 0.65 / H, bottom=1.5 / H, wspace=0.32)
     ax = axes[0]
     ax.plot(data["pass_tokens"], data["target_pass_ms"], "o-", color=COLORS["prefill"], ms=4,
             label=tr("target (course model)"))
     ax.plot([1], [data["draft_pass_ms"]], "s", color=COLORS["decode"], ms=6, label=tr("draft model, 1 token"))
     ax.set_ylim(0, max(data["target_pass_ms"]) * 1.15)
     ax.set_xlabel(tr("tokens fed in one pass (k + 1)"))
-    ax.set_ylabel(tr("ms per forward pass"))
+    ax.set_ylabel(two_lines(tr("ms per forward pass")))
     ax.set_title(tr("The cost of one pass"), fontsize=10, y=1.0, pad=4)
     colors = {0: COLORS["decode"], 1: COLORS["cached"]}
     ks = data["ks"]
@@ -142,12 +154,12 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
         axes[2].plot(ks, d["predicted"], "--", color=c, lw=1.2, label=tr("{name}: cost model", name=name))
     axes[1].plot(ks, [k + 1 for k in ks], ":", color="k", lw=1, label=tr("k + 1: every draft accepted"))
     axes[1].set_xlabel("k")
-    axes[1].set_ylabel(tr("tokens per round (per target pass)"))
+    axes[1].set_ylabel(two_lines(tr("tokens per round (per target pass)")))
     axes[1].set_ylim(0, max(ks) + 1.5)
     axes[1].set_title(tr("Tokens per round"), fontsize=10, y=1.0, pad=4)
     axes[2].axhline(1.0, color="k", ls=":", lw=1, label=tr("1: as fast as the target alone"))
     axes[2].set_xlabel("k")
-    axes[2].set_ylabel(tr("speed-up over the target alone"))
+    axes[2].set_ylabel(two_lines(tr("speed-up over the target alone")))
     axes[2].set_title(tr("Speed-up"), fontsize=10, y=1.0, pad=4)
     for ax in axes:
         ax.grid(True, alpha=0.3)
@@ -159,7 +171,7 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
         for hh, ll in zip(h, lab):
             if ll not in labels:
                 handles.append(hh), labels.append(ll)
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("Speculative decoding on this CPU: costs, tokens per round, speed-up") if title is None
                  else title, fontsize=11)
     return fig

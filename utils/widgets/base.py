@@ -20,15 +20,25 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import Image, clear_output, display
 
-from ..i18n import tr
-from ..plots.base import detached, figure_png
+from ..i18n import language, tr
+from ..plots.base import detached, figure_png, text_label
 
 _STYLE = {"description_width": "initial"}
+KEPT_FIGURES = 48  # figures (and their pictures) a panel that keeps them holds at most
 
 
 def option_values(options) -> list:
     """The values of a control's ``options``: plain values, or the second item of ``(label, value)`` pairs."""
     return [o[1] if isinstance(o, tuple) and len(o) == 2 else o for o in options]
+
+
+def prompt_options(prompts) -> list:
+    """A prompt menu's ``options``: the prompts themselves, or ``(shown, prompt)`` pairs when a prompt holds
+    Chinese words and the course speaks English (shown glossed: "<BOS> 我 (I) 喜欢 (like)"). The values stay
+    the prompts either way."""
+    prompts = list(prompts)
+    shown = [text_label(p) for p in prompts]
+    return prompts if shown == prompts else list(zip(shown, prompts))
 
 
 def check_option(name: str, value, options):
@@ -137,10 +147,25 @@ class Panel:
         if not self.keeps_figures:
             return draw(fig)
         pngs = self.__dict__.setdefault("_pngs", {})
+        if len(pngs) > KEPT_FIGURES:  # bounded: the oldest pictures go (a panel keeps a few dozen at most)
+            for old in list(pngs)[: len(pngs) - KEPT_FIGURES]:
+                del pngs[old]
         kept = pngs.get(id(fig))
         if kept is None or kept[0] is not fig or fig.stale:
             kept = pngs[id(fig)] = (fig, draw(fig))
         return kept[1]
+
+    def kept_figure(self, key, draw):
+        """The figure for ``key`` (any hashable naming what it shows), drawn by ``draw()`` the first time and
+        kept: a panel whose settings come back (a slider moved back and forth) shows it again without drawing.
+        A panel that uses it sets ``keeps_figures = True``; at most ``KEPT_FIGURES`` are kept, the oldest go."""
+        figures = self.__dict__.setdefault("_figures", {})
+        key = (language(), key)  # a figure keeps the labels of the language it was drawn in
+        if key not in figures:
+            while len(figures) >= KEPT_FIGURES:
+                del figures[next(iter(figures))]
+            figures[key] = draw()
+        return figures[key]
 
     def _ipython_display_(self) -> None:
         display(self.widget)

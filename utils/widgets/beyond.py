@@ -60,5 +60,7 @@ class SlidingWindowPanel(Panel):
                    equal=s["equals_windowed"])
         return f"<p>{held}<br>{differs} {equal}</p>"
 
+    keeps_figures = True  # a setting seen before shows its figure again without drawing it
+
     def plot(self, s: dict):
-        return plot_sliding_window(s["comp"], self.tol)
+        return self.kept_figure((s["window"], s["n_tokens"]), lambda: plot_sliding_window(s["comp"], self.tol))

@@ -8,13 +8,15 @@ import torch
 
 from ..cache import KVCache
 from ..generate import decode_step, prefill
-from ..i18n import tr
+from ..i18n import in_language, tr
 from ..perf.stats import torch_threads
-from ..plots.base import COLORS
+from ..plots.base import COLORS, text_label, token_label
 from .base import _STYLE, Panel, int_slider
 
 
-DECODE_PROMPT = "<BOS> he has three small dogs . they"
+# The panel's prompt, in the notebook's language (``in_language(DECODE_PROMPT)``): a second sentence
+# just begun, so the continuation has a few words to go.
+DECODE_PROMPT = {"en": "<BOS> he has three small dogs . they", "zh": "<BOS> 他 有 三 只 小 狗 。 他们"}
 
 # The viewer's two grids are HTML tables: cheap to redraw on every slider move. Same colours as the figures.
 _DECODE_CSS = (
@@ -57,7 +59,7 @@ def decode_grids_html(s: dict) -> str:
     """
     T0, n_steps, step = s["prompt_len"], s["n_steps"], s["step"]
     n_pos = T0 + n_steps
-    header = [f"{w} {i}" for i, w in enumerate(s["tokens"][:n_pos])]
+    header = [f"{token_label(w)} {i}" for i, w in enumerate(s["tokens"][:n_pos])]
     left = []
     for r in range(n_steps + 1):
         if r == 0:
@@ -116,7 +118,7 @@ class DecodePanel(Panel):
     """03 · Decode: the side-by-side viewer of a loop without cache and a loop with one.
 
     Controls: ``prompt`` (a Text box of course-language words separated by spaces; ``<BOS>`` is
-    added in front when missing) and ``step`` (0 = prefill, s = the s-th decode step; its range
+    added in front when missing; by default ``DECODE_PROMPT`` of the current language) and ``step`` (0 = prefill, s = the s-th decode step; its range
     follows the generation). Each new prompt is greedy-decoded once (up to ``max_new_tokens``
     new tokens, stopping at ``<EOS>``) and kept, so moving the step slider only redraws.
 
@@ -133,8 +135,9 @@ class DecodePanel(Panel):
 
     title = "Decode, step by step: what a loop without cache recomputes, and how the cache grows"
 
-    def __init__(self, model, tokenizer, prompt: str = DECODE_PROMPT, max_new_tokens: int = 12) -> None:
+    def __init__(self, model, tokenizer, prompt: str | None = None, max_new_tokens: int = 12) -> None:
         self.model, self.tok = model.eval(), tokenizer
+        prompt = in_language(DECODE_PROMPT) if prompt is None else prompt
         self.max_new_tokens = max_new_tokens
         self._traces: dict[tuple, dict] = {}  # prompt ids -> trace_decode result
         self._syncing = False
@@ -248,17 +251,18 @@ class DecodePanel(Panel):
         else:
             what = tr("decode step {step} of {n}: feeds <b>{token}</b> at position {position} (= the cache length "
                       "before the step); a loop without cache would recompute {n_recomputed} history positions "
-                      "({total} so far)", step=step, n=s["n_steps"], token=html.escape(s["fed"][0]),
+                      "({total} so far)", step=step, n=s["n_steps"], token=html.escape(token_label(s["fed"][0])),
                       position=s["position"], n_recomputed=s["n_recomputed"], total=s["total_recomputed"])
         summary = (f"<span class='decode-summary' data-step='{step}' data-cache-len='{s['cache_len']}' "
                    f"data-recomputed='{s['n_recomputed']}'>"
                    + tr("{what}; every layer's cache now holds <b>{n}</b> positions; this step's logits pick "
-                        "<b>{token}</b>", what=what, n=s["cache_len"], token=html.escape(s["produced"]))
+                        "<b>{token}</b>", what=what, n=s["cache_len"], token=html.escape(token_label(s["produced"])))
                    + "</span>")
         stop = (tr("stopped at &lt;EOS&gt;") if s["stop"] == "eos"
                 else tr("stopped after {n} new tokens", n=len(s["generated"])))
         return (note + "<div style='font-size:90%;color:#555'>"
                 + tr("prompt: {prompt} &rarr; greedy continuation: <b>{generated}</b> ({stop})",
-                     prompt=html.escape(" ".join(s["tokens"][:T0])), generated=html.escape(" ".join(s["generated"])),
+                     prompt=html.escape(text_label(" ".join(s["tokens"][:T0]))),
+                     generated=html.escape(text_label(" ".join(s["generated"]))),
                      stop=stop)
                 + f"</div><p>{summary}</p>{decode_grids_html(s)}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 
-from ..i18n import tr
+from ..i18n import in_language, tr
 from ..plots.paged import plot_block_map
 from ..serving import PagedEngine, StepCostModel
 from .base import Panel, check_option, dropdown, int_slider
@@ -26,22 +26,30 @@ REPLAY_COSTS = StepCostModel(fixed=2e-4, per_forward=6e-4, per_row=1e-4, per_tok
 # The replay's engine (notebook 11): prompts prefilled in chunks of at most PREFILL_CHUNK tokens, at most
 # MAX_BATCH_TOKENS tokens (decodes and chunks) per step.
 PREFILL_CHUNK, MAX_BATCH_TOKENS = 16, 32
-SYSTEM_PROMPT = "<BOS> 他 很 喜欢 猫 。 她 很 喜欢 狗 。 我 很 喜欢 鱼 。 你 喜欢 鸟 。"  # 20 tokens
+# The system prompt of notebook 10's section 6, in the notebook's language (20 tokens in both).
+SYSTEM_PROMPTS = {"en": "<BOS> he really likes dogs . she really likes fish . I really like cats . you like rabbits .",
+                  "zh": "<BOS> 他 很 喜欢 猫 。 她 很 喜欢 狗 。 我 很 喜欢 鱼 。 你 喜欢 鸟 。"}
 # The script: (True = the system prompt comes first, then this text; False = this text alone),
-# new tokens, arrival in ms. A first wave, a pause in which everything finishes, a second wave.
-SCRIPT = [
-    (True, "他们 有 两 只", 14, 0), (True, "我们 也 喜欢", 8, 1), (False, "<BOS> we like birds . they have", 10, 2),
-    (True, "她 有 一 条", 12, 6), (True, "你 不 喜欢", 6, 9), (False, "<BOS> she has two white", 12, 14),
-    (True, "他 有 三 只 小", 10, 16), (True, "我 也 喜欢", 8, 60), (True, "他们 很 喜欢", 6, 62),
-    (False, "<BOS> 我们 有 一 只", 6, 63),
-]
+# new tokens, arrival in ms. A first wave, a pause in which everything finishes, a second wave. The two
+# languages' texts have the same number of tokens, so the block map is the same in both.
+SCRIPTS = {
+    "en": [(True, "they have two small", 14, 0), (True, "we also like", 8, 1), (False, "<BOS> we like birds . they have", 10, 2),
+           (True, "she has a small", 12, 6), (True, "you don't like", 6, 9), (False, "<BOS> she has two white", 12, 14),
+           (True, "he has three small dogs", 10, 16), (True, "I also like", 8, 60), (True, "they really like", 6, 62),
+           (False, "<BOS> we have a small", 6, 63)],
+    "zh": [(True, "他们 有 两 只", 14, 0), (True, "我们 也 喜欢", 8, 1), (False, "<BOS> we like birds . they have", 10, 2),
+           (True, "她 有 一 条", 12, 6), (True, "你 不 喜欢", 6, 9), (False, "<BOS> she has two white", 12, 14),
+           (True, "他 有 三 只 小", 10, 16), (True, "我 也 喜欢", 8, 60), (True, "他们 很 喜欢", 6, 62),
+           (False, "<BOS> 我们 有 一 只", 6, 63)],
+}
 
 
 def block_map_workload(tok) -> dict:
-    """The script as token ids: ``prompts``, ``max_new_tokens`` and ``arrival_s`` (one per request)."""
-    system = tok.encode(SYSTEM_PROMPT)
-    return {"prompts": [(system if shared else []) + tok.encode(text) for shared, text, _, _ in SCRIPT],
-            "max_new_tokens": [n for _, _, n, _ in SCRIPT], "arrival_s": [ms / 1e3 for *_, ms in SCRIPT]}
+    """The script, in the current language, as token ids: ``prompts``, ``max_new_tokens`` and ``arrival_s``
+    (one per request)."""
+    system, script = tok.encode(in_language(SYSTEM_PROMPTS)), in_language(SCRIPTS)
+    return {"prompts": [(system if shared else []) + tok.encode(text) for shared, text, _, _ in script],
+            "max_new_tokens": [n for _, _, n, _ in script], "arrival_s": [ms / 1e3 for *_, ms in script]}
 
 
 def _snapshot(engine: PagedEngine, rec: dict | None, prev: dict | None, started: set, done: set) -> dict:
@@ -207,5 +215,9 @@ class BlockMapPanel(Panel):
         return (f"<div class='block-map'><p>{head}</p><table>{rows}</table><p>{counts}</p>"
                 f"<table><tr>{head_row}</tr>{tables}</table></div>")
 
+    keeps_figures = True  # a step seen before shows its map again without drawing it
+
     def plot(self, s: dict):
-        return None if "problem" in s else plot_block_map(s)
+        if "problem" in s:
+            return None
+        return self.kept_figure((s["step"], s["block_size"], s["n_blocks"]), lambda: plot_block_map(s))

@@ -6,18 +6,20 @@ import html
 import torch
 
 from ..generate import prefill
-from ..i18n import tr
+from ..i18n import in_language, tr
+from ..plots.base import grammar_probs, text_label, token_label
 from ..plots.prefill import plot_kv_heatmap
-from .base import Panel, dropdown, int_slider
+from .base import Panel, dropdown, int_slider, prompt_options
 
 
-# Prompts of the course language (every word is in the course tokenizer's vocabulary).
-PREFILL_PROMPTS = (
-    "<BOS> 他 有 两 只",
-    "<BOS> 我 很 喜欢 猫 。 他 有 两 只",
-    "<BOS> she doesn't like",
-    "<BOS> we have three small",
-)
+# Prompts of the course language (every word is in the course tokenizer's vocabulary), in the notebook's
+# language: the panel offers ``in_language(PREFILL_PROMPTS)``. The same four in both: an animal must follow,
+# whose subject sits a sentence back in the second; a dislike; an adjective or an animal after a number.
+PREFILL_PROMPTS = {
+    "en": ("<BOS> he has two", "<BOS> I really like cats . he has two", "<BOS> she doesn't like",
+           "<BOS> we have three small"),
+    "zh": ("<BOS> 他 有 两 只", "<BOS> 我 很 喜欢 猫 。 他 有 两 只", "<BOS> 她 不 喜欢", "<BOS> 我们 有 三 只 小"),
+}
 
 
 class PrefillKVPanel(Panel):
@@ -26,17 +28,20 @@ class PrefillKVPanel(Panel):
     Controls: the prompt, a layer (0 .. L-1), a K/V head (0 .. H_kv-1), and K or V. The figure is
     that head's cached tensor ``[T, d_h]`` (one row per prompt token); the numbers say how far it
     is from the same head's tensor in layer 0 (zero only for layer 0 itself: every layer has its
-    own K/V) and which token the prefill logits pick first.
+    own K/V) and which token the prefill logits pick first. ``prompts`` defaults to
+    ``PREFILL_PROMPTS`` of the current language.
     """
 
     title = "Prefill: the K/V every layer keeps"
 
-    def __init__(self, model, tokenizer, prompts=PREFILL_PROMPTS) -> None:
+    def __init__(self, model, tokenizer, prompts=None) -> None:
         self.model, self.tok = model.eval(), tokenizer
+        prompts = in_language(PREFILL_PROMPTS) if prompts is None else prompts
         self._runs: dict[str, tuple] = {}  # prompt -> (words, first-token logits [1, V], cache)
+        self._grammar: dict[tuple, float | None] = {}  # (prompt, word) -> the grammar's probability of word
         cfg = model.cfg
         super().__init__({
-            "prompt": dropdown(tr("prompt"), list(prompts), prompts[0]),
+            "prompt": dropdown(tr("prompt"), prompt_options(prompts), list(prompts)[0]),
             "layer": int_slider(tr("layer"), 0, 0, cfg.n_layers - 1),
             "head": int_slider(tr("K/V head"), 0, 0, cfg.n_kv_heads - 1),
             "tensor": dropdown(tr("tensor"), ["K", "V"], "K"),
@@ -48,6 +53,13 @@ class PrefillKVPanel(Panel):
             logits, kv = prefill(self.model, ids)  # (1, V), every layer's K/V
             self._runs[prompt] = (self.tok.tokens(ids[0]), logits, kv)
         return self._runs[prompt]
+
+    def _exact(self, prompt: str, word: str) -> float | None:
+        """The grammar's exact probability of ``word`` after ``prompt`` (None outside the grammar), kept per prompt."""
+        key = (prompt, word)
+        if key not in self._grammar:
+            self._grammar[key] = (grammar_probs(prompt, [word]) or [None])[0]
+        return self._grammar[key]
 
     def compute(self, prompt: str, layer: int, head: int, tensor: str) -> dict:
         words, logits, kv = self._run(prompt)
@@ -63,14 +75,17 @@ class PrefillKVPanel(Panel):
             "values": x.float().numpy().copy(),
             "rel_diff_to_layer0": float((x - x0).norm() / x0.norm()),
             "first_token": self.tok.decode([first]), "first_prob": float(probs[first]),
+            "first_grammar": self._exact(prompt, self.tok.vocab[first]),
         }
 
     def render(self, s: dict) -> str:
-        words = " ".join(html.escape(w) for w in s["words"])
+        words = html.escape(text_label(" ".join(s["words"])))
         rel = s["rel_diff_to_layer0"]
         same = (tr("this is layer 0 itself") if s["layer"] == 0
                 else tr("a different tensor: layer 0's cannot stand in for it"))
         x, layer = s["tensor"], s["layer"]
+        exact = ("" if s["first_grammar"] is None else
+                 " " + tr("(the grammar's exact probability: {p:.2f})", p=s["first_grammar"]))
         return (
             "<p>" + tr("prompt ({T} tokens): <code>{words}</code>", T=s["T"], words=words) + "<br>"
             + tr("cache after prefill: {L} layers &times; (K, V), each <code>[B, H_kv, T, d_h] = {shape}</code>, "
@@ -79,7 +94,7 @@ class PrefillKVPanel(Panel):
             + f"&Vert;{x}<sub>{layer}</sub> &minus; {x}<sub>0</sub>&Vert; / "
             f"&Vert;{x}<sub>0</sub>&Vert; = <b>{rel:.2f}</b> " + tr("({same})", same=same) + "<br>"
             + tr("first token picked from the last position's logits: <b>{token}</b> (p = {p:.2f})",
-                 token=html.escape(s["first_token"]), p=s["first_prob"]) + "</p>"
+                 token=html.escape(token_label(s["first_token"])), p=s["first_prob"]) + exact + "</p>"
         )
 
     def plot(self, s: dict):

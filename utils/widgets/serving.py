@@ -104,5 +104,8 @@ class EngineTimelinePanel(Panel):
                   fixed=c.fixed * 1e3, forward=c.per_forward * 1e3, row=c.per_row * 1e3, token=c.per_token * 1e3)
         return f"<div class='engine-timeline'><table><tr>{head}</tr><tr>{row}</tr></table><small>{note}</small></div>"
 
+    keeps_figures = True  # a setting seen before shows its timeline again without drawing it
+
     def plot(self, s: dict):
-        return plot_engine_timeline(s)
+        key = (s["rate"], s["max_batch_tokens"], s["prefill_chunk"])
+        return self.kept_figure(key, lambda: plot_engine_timeline(s))

@@ -15,14 +15,19 @@ import html as _html
 import torch
 
 from ..generate import generate
-from ..i18n import tr
+from ..i18n import in_language, tr
 from ..model import check_model
+from ..plots.base import text_label
 from ..plots.speculative import plot_speculative_rounds
 from ..speculative import PromptLookup, speculative_generate
 from ..validate import as_one_prompt, check_choice, check_int, check_tokenizer
 from .base import Panel, check_option, check_range, dropdown, int_slider, selection_slider
 
-SPEC_PROMPTS = ["<BOS> 我 有", "<BOS> she has a", "<BOS> 他们 也 喜欢 马 。 他们 也", "<BOS> I have two cats . I"]
+# The prompts the panel offers, in the notebook's language (``in_language(SPEC_PROMPTS)``): a short one, one
+# stopping before the animal, one repeating itself (prompt lookup finds it), and one with a second sentence begun.
+SPEC_PROMPTS = {"en": ["<BOS> I have", "<BOS> she has a", "<BOS> they also like horses . they also",
+                       "<BOS> I have two cats . I"],
+                "zh": ["<BOS> 我 有", "<BOS> 她 有 一", "<BOS> 他们 也 喜欢 马 。 他们 也", "<BOS> 我 有 两 只 猫 。 我"]}
 TEMPERATURES = [0.0, 0.5, 0.8, 1.0, 1.5]
 MAX_K = 8
 NEW_TOKENS = 12  # the course model's documents have at most 15 tokens: a prompt and 12 new tokens stay near that
@@ -84,11 +89,12 @@ class SpeculativePanel(Panel):
     """Speculative decoding on the course model (``target``), one run per setting: ``k`` drafts per
     round, the ``temperature`` (0: greedy), the ``draft`` ("model": ``draft_model``; "lookup":
     ``PromptLookup()``), the ``prompt`` (an index into ``prompts``) and the ``rollback`` (False: the
-    missing crop). ``state``: ``speculative_rounds``' dict (sampling uses seed 0)."""
+    missing crop); ``prompts`` defaults to ``SPEC_PROMPTS`` of the current language. ``state``:
+    ``speculative_rounds``' dict (sampling uses seed 0)."""
 
     title = "Speculative decoding: what each round proposed, accepted and kept in the caches"
 
-    def __init__(self, target, tok, draft_model, *, prompts=SPEC_PROMPTS, max_new_tokens: int = NEW_TOKENS,
+    def __init__(self, target, tok, draft_model, *, prompts=None, max_new_tokens: int = NEW_TOKENS,
                  k: int = 4, temperature: float = 0.0, draft: str = "model") -> None:
         check_model(target, "target")
         check_tokenizer(tok, "tok", needs="encode", usage="SpeculativePanel(target, tok, draft_model)", required=True)
@@ -97,6 +103,7 @@ class SpeculativePanel(Panel):
                              f"{type(draft_model).__name__}" + (": unpack load_draft_model()'s pair"
                                                                  if isinstance(draft_model, tuple) else ""))
         check_model(draft_model, "draft_model")
+        prompts = in_language(SPEC_PROMPTS) if prompts is None else prompts
         if not prompts:
             raise ValueError("prompts must hold at least one prompt")
         check_int("max_new_tokens", max_new_tokens)
@@ -117,7 +124,7 @@ class SpeculativePanel(Panel):
             "k": int_slider(tr("k (drafts per round)"), k, 1, MAX_K),
             "temperature": selection_slider(tr("temperature (0 = greedy)"), temps, temperature),
             "draft": dropdown(tr("draft"), drafts, draft),
-            "prompt": dropdown(tr("prompt"), [(p, i) for i, p in enumerate(prompts)], 0),
+            "prompt": dropdown(tr("prompt"), [(text_label(p), i) for i, p in enumerate(prompts)], 0),
             "rollback": dropdown(tr("after each round"), crops, True),
         }
         super().__init__(controls)
@@ -157,8 +164,11 @@ class SpeculativePanel(Panel):
         note = tr("target passes: the prefill of the prompt's first T - 1 tokens, then one per round; "
                   "tokens per target pass: new tokens / rounds")
         return (f"<div class='speculative'><table><tr>{head}</tr><tr>{row}</tr></table>"
-                f"<b>{_html.escape(verdict)}</b><br><code>{_html.escape(s['text'])}</code><br>"
+                f"<b>{_html.escape(verdict)}</b><br><code>{_html.escape(text_label(s['text']))}</code><br>"
                 f"<small>{_html.escape(note)}</small></div>")
 
+    keeps_figures = True  # a setting seen before shows its figure again without drawing it
+
     def plot(self, s: dict):
-        return plot_speculative_rounds(s)
+        key = (tuple(s["prompt_words"]), s["k"], s["temperature"], s["lookup"], s["rollback"])
+        return self.kept_figure(key, lambda: plot_speculative_rounds(s))
