@@ -19,6 +19,7 @@ KEPT = {
     "token", "logits", "softmax", "top", "argmax", "bug", "dropout",
     # units and number words
     "tokens", "requests",  # the units tokens/s and requests/s, as the tables print them
+    "nat",  # the unit of entropy and loss (natural log), written as in the glossary
     "ms", "us", "µs", "ns", "GiB", "MiB", "KiB", "TiB", "GB", "MB", "KB", "TB", "FLOP", "FLOPs", "bytes",
     # code names written in lower case
     "dtype", "float", "bool", "torch", "transformers", "nbval", "max", "min", "diff", "tol", "id", "ids",

@@ -103,6 +103,26 @@ def test_cache_compression_panel_is_chinese(panel):
     assert any("没有测量同时量化和淘汰" in t for t in texts)  # bits 4 with a rule: said, in Chinese
 
 
+def test_quality_table_is_chinese_and_its_columns_line_up():
+    """The table of notebook 13's sections 4 and 5: Chinese headers (the prose names its 字节 column), and the
+    numbers at the same screen column on every line, whatever the width of the Chinese labels."""
+    from utils.cache_quality import CacheQuality, quality_table
+    from utils.i18n import display_width
+
+    q = CacheQuality(max_logit_diff=0.116, greedy_match=1.0, loss_exact=0.8788, loss_cache=0.87879, nbytes=1,
+                     nbytes_exact=4)
+    keys = [k for k in all_settings() if k[0] != "exact"][:3] + [k for k in all_settings() if k[0] == "evict"][:2]
+    lines = quality_table([(describe(k), 0.28, q) for k in keys], exact_loss=0.8788).splitlines()
+    assert english_left(lines) == [] and all(CJK.search(line) for line in lines)
+    assert lines[0].split()[:2] == ["设置", "字节"] and "贪心 token 一致率" in lines[0]
+    ends = {display_width(line) for line in lines}
+    assert len(ends) == 1, lines  # right-aligned numbers end where the header ends
+    bytes_end = display_width(lines[0][:lines[0].index("字节") + 2])
+    assert all(display_width(line[:line.index("%") + 1]) == bytes_end for line in lines[1:])  # "28%" under 字节
+    with pytest.raises(ValueError, match="CacheQuality"):
+        quality_table([("no quality", 0.5, None)], exact_loss=0.0)
+
+
 def test_every_setting_is_described_in_chinese():
     texts = [describe(key) for key in all_settings()] + [describe(None)]
     assert all(CJK.search(t) for t in texts) and english_left(texts) == []

@@ -17,7 +17,8 @@ import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
 from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
-from utils.serving import PagedEngine, StepCostModel, random_workload  # noqa: E402
+from utils.i18n import display_width  # noqa: E402
+from utils.serving import PagedEngine, StepCostModel, random_workload, summary_table  # noqa: E402
 from utils.widgets import EngineTimelinePanel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,3 +115,22 @@ def test_panel_and_plot_engine_timeline_are_chinese(chinese):
     plt.close("all")
 
 
+
+
+def test_summary_table_is_chinese_and_its_columns_line_up(chinese):
+    """The table notebooks 06 and 11 print: Chinese headers, and every line as wide as the header on screen
+    (a Chinese label takes two columns per character, so padding counts display width, not characters)."""
+    run = PagedEngine(COURSE_CONFIG, n_blocks=6, block_size=16, max_batch_tokens=32, prefill_chunk=8, costs=COSTS)
+    for p, n in zip(WORK.prompts, WORK.max_new_tokens):
+        run.add_request(p, n)
+    s = run.run().summary()
+    by_load = {("低负载", "逐个处理（FIFO）"): s, ("高负载", "连续批处理"): s}
+    for table in (summary_table(by_load, ("速率", "服务方式"), e2e=True),
+                  summary_table({"分页引擎（分块预填充）": s, "笔记本 06 的填充批引擎": s})):
+        lines = table.splitlines()
+        assert english_left(lines) == [] and "吞吐量" in lines[0] and "计算期间" in lines[0]
+        bars = {tuple(display_width(line[:i]) for i, ch in enumerate(line) if ch == "|") for line in lines}
+        assert len(bars) == 1, table  # every "|" at the same screen column on every line
+    assert "端到端" in summary_table({("a", "b"): s}, ("速率", "服务方式"), e2e=True)
+    with pytest.raises(ValueError, match="2 part"):
+        summary_table({"只有一个名字": s}, ("速率", "服务方式"))

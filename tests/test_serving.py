@@ -7,6 +7,7 @@ import torch
 from utils.generate import generate
 from utils.serving import (
     PaddedBatchEngine, PagedEngine, Run, StepCostModel, Workload, poisson_arrivals, random_workload, serve,
+    summary_table,
 )
 
 
@@ -94,6 +95,26 @@ def test_run_reports_the_metrics_of_utils_serving_run(course):
     assert s["n"] == 6 and s["tokens"] == sum(w.max_new_tokens)
     assert 0 < s["ttft_p50_s"] <= s["ttft_p95_s"] and s["tokens_per_s"] > 0
     assert all(r.token_times == sorted(r.token_times) for r in res.requests)
+
+
+def test_summary_table_prints_each_run_in_milliseconds_and_per_second(course):
+    model, _ = course
+    w = random_workload(6, model.cfg.vocab_size, seed=2)
+    runs = {policy: serve(PaddedBatchEngine(model, policy=policy, max_batch=4), w, poisson_arrivals(6, 100, 2))
+            for policy in ("fifo", "continuous")}
+    table = summary_table({("busy", p): r.summary() for p, r in runs.items()}, ("rate", "policy"), e2e=True)
+    title, head, *rows = table.splitlines()
+    assert title.split("|")[0].split() == ["rate", "policy"] and "end to end (ms)" in title and "throughput" in title
+    assert head.split("|")[1].split() == ["p50", "p95"] and "requests/s" in head
+    for row, (p, r) in zip(rows, runs.items()):
+        s = r.summary()
+        cells = row.split("|")
+        assert cells[0].split() == ["busy", p]
+        assert cells[1].split() == [f"{s['ttft_p50_s'] * 1e3:,.1f}", f"{s['ttft_p95_s'] * 1e3:,.1f}"]
+        assert cells[-1].split() == [f"{s['busy_tokens_per_s']:,.0f}"]
+    assert "end to end" not in summary_table({"one run": runs["fifo"].summary()})
+    with pytest.raises(ValueError, match="one per header"):
+        summary_table({"one run": runs["fifo"].summary()}, ("rate", "policy"))
 
 
 def test_replayed_costs_run_the_same_schedule_without_the_model(course):

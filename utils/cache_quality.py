@@ -12,7 +12,8 @@ once with ``make_cache()``. At every decode step it compares the two next-token 
 
 Teacher forcing keeps both runs on the same text, so a single early disagreement does not send the
 two down different paths and every later step is still compared. ``held_out_docs`` gives documents of
-the course language the model never trained on (``utils.corpus``'s held-out split).
+the course language the model never trained on (``utils.corpus``'s held-out split). ``quality_table``
+prints several caches' numbers side by side, in the current language.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from typing import Callable
 import torch
 
 from .cache import KVCache
+from .i18n import display_width, pad, tr
 from .model import check_model
 from .validate import as_one_prompt, check_cache, check_int, check_tokenizer
 
@@ -41,16 +43,22 @@ class CacheQuality:
         return self.nbytes / self.nbytes_exact
 
 
-def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int = 1) -> list[torch.Tensor]:
+def held_out_docs(tokenizer, n_docs: int = 100, min_tokens: int = 12, seed: int = 1,
+                  language: str | None = None) -> list[torch.Tensor]:
     """``n_docs`` held-out documents of the course language of at least ``min_tokens`` tokens, each
     ``[1, T]``. (The course model trained on documents of at most 15 tokens: beyond that length its
-    predictions are not meaningful, so quality is measured document by document.)"""
+    predictions are not meaningful, so quality is measured document by document.) ``language``: "en" or
+    "zh" keeps the documents of that half of the corpus only; None (the default) keeps both."""
     from .corpus import make_splits
 
     check_tokenizer(tokenizer, needs="encode", usage="held_out_docs(tok)", required=True)
     check_int("n_docs", n_docs)
     check_int("min_tokens", min_tokens, minimum=2)
+    if language not in (None, "en", "zh"):
+        raise ValueError(f"language must be None, 'en' or 'zh', got {language!r}")
     _, docs = make_splits(0, 40 * n_docs, seed)
+    if language is not None:  # a document is English when its first word after <BOS> is ASCII
+        docs = [d for d in docs if d.split()[1].isascii() == (language == "en")]
     out = [torch.tensor([tokenizer.encode(d)]) for d in docs]
     out = [ids for ids in out if ids.shape[1] >= min_tokens][:n_docs]
     if len(out) < n_docs:
@@ -153,3 +161,26 @@ def _new_cache(make_cache) -> object:
                          "must make a new, empty cache (lambda: KVCache(), not lambda: cache), or every text is "
                          "read after the ones before it")
     return cache
+
+
+def quality_table(rows, exact_loss: float, label_width: int = 48) -> str:
+    """The lines of a table of caches against the exact one, headers in the current language.
+
+    ``rows``: ``(label, bytes_ratio, quality)`` per cache: what to call it, its bytes as a share of the exact
+    cache's, and its ``CacheQuality``. Columns: the label, that share, ``max_logit_diff``, ``greedy_match``
+    and Δ loss (``loss_cache - exact_loss``, nats/token). Cells are padded by display width
+    (``utils.i18n.pad``), so Chinese labels line up; the label column widens for a longer label.
+    """
+    rows = list(rows)
+    for row in rows:
+        if not (isinstance(row, (tuple, list)) and len(row) == 3 and isinstance(row[2], CacheQuality)):
+            raise ValueError(f"each row must be (label, bytes_ratio, CacheQuality), got {row!r}")
+    head = [tr("setting"), tr("bytes"), tr("max |Δlogits|"), tr("greedy match"), tr("Δ loss")]
+    cells = [[str(label), f"{ratio:.0%}", f"{q.max_logit_diff:.3f}", f"{q.greedy_match:.1%}",
+              f"{q.loss_cache - exact_loss:+.5f}"] for label, ratio, q in rows]
+    widths = [max(label_width, *(display_width(c[0]) + 1 for c in cells), display_width(head[0]) + 1)]
+    widths += [max(w, display_width(h) + 1, *(display_width(c[i]) + 1 for c in cells))
+               for i, (w, h) in enumerate(zip((6, 15, 14, 10), head[1:]), start=1)]
+    lines = [pad(head[0], widths[0]) + "".join(pad(h, w, ">") for h, w in zip(head[1:], widths[1:]))]
+    lines += [pad(c[0], widths[0]) + "".join(pad(x, w, ">") for x, w in zip(c[1:], widths[1:])) for c in cells]
+    return "\n".join(lines)

@@ -6,8 +6,8 @@ MESSAGES: dict[str, str] = {
     # plot_quantize_group
     "One group, {bits}-bit asymmetric min-max": "一个分组，{bits} 位非对称 min-max 量化",
     "value x": "原值 x",
-    "read back: lo + code × scale\n(the number: its code)": "读回的值：最小值 + 码值 × 步长\n（旁边的数字：它的码值）",
-    "error (at most scale / 2)": "误差（不超过半个步长）",
+    "read back: lo + code × scale\n(the number: its code)": "读回的值：最小值 + 量化码 × 缩放系数\n（旁边的数字：它的量化码）",
+    "error (at most scale / 2)": "误差（不超过缩放系数的一半）",
     "the {n} levels of {bits} bits": "{bits} 位的 {n} 个量化级",
     "index in the group": "组内下标",
     "value": "数值",
@@ -35,7 +35,7 @@ MESSAGES: dict[str, str] = {
     "Memory against quality": "内存与质量的权衡",
     "Course model, {n} held-out documents (measured)": "课程模型，{n} 篇留出文档（实测）",
     "cache bytes / exact cache bytes": "缓存字节数 / 精确缓存字节数",
-    "held-out loss (nats/token)": "留出集损失（奈特/token）",
+    "held-out loss (nats/token)": "留出集损失（nat/token）",
     "greedy match with the exact cache (%)": "与精确缓存的贪心 token 一致率（%）",
     "max |Δlogits| (logit units)": "最大 |Δlogits|",
     "8-bit (any grouping, residual)": "8 位（任意分组和残差窗口）",
@@ -46,10 +46,10 @@ MESSAGES: dict[str, str] = {
     "exact cache": "精确缓存",
     "the setting chosen": "当前选择的设置",
     "exact cache's loss": "精确缓存的损失",
-    "codes": "码值",
-    "scales and minimums": "步长与最小值",
+    "codes": "量化码",
+    "scales and minimums": "缩放系数与最小值",
     "float16 (exact) positions": "float16（精确）位置",
-    "16 (off)": "16（不量化）",
+    "16 (off)": "16 位",
     "{b}-bit": "{b} 位",
     "K/V cache (GiB)": "K/V 缓存（GiB）",
     "{model}, {T} tokens (formula)\ngroups of {g}, residual {r}": "{model}，{T} 个 token（公式计算）\n每组 {g} 个位置，残差窗口 {r}",
@@ -80,13 +80,18 @@ MESSAGES: dict[str, str] = {
     "loss {exact:.4f} → <b>{loss:.4f}</b> nats/token, greedy match <b>{match:.1%}</b>, max |Δlogits| "
     "<b>{diff:.3f}</b>.":
         "<b>{setting}</b>：缓存占精确缓存字节数的 <b>{ratio:.0%}</b>。在 {n} 篇留出文档上：损失 {exact:.4f} → "
-        "<b>{loss:.4f}</b> 奈特/token，贪心 token 一致率 <b>{match:.1%}</b>，最大 |Δlogits| <b>{diff:.3f}</b>。",
+        "<b>{loss:.4f}</b> nat/token，贪心 token 一致率 <b>{match:.1%}</b>，最大 |Δlogits| <b>{diff:.3f}</b>。",
     "Sizing formula, {model} at {T} tokens (B = 1): float16, no quantization: <b>{full}</b>.":
         "容量公式，{model}，{T} 个 token（B = 1）：float16，不量化：<b>{full}</b>。",
     "Sizing formula, {model} at {T} tokens (B = 1, groups of {g}, residual {r}): float16 {full}; {bits}-bit: "
     "<b>{total}</b> = codes {codes} + scales and minimums {scales} + exact tail {tail}.":
         "容量公式，{model}，{T} 个 token（B = 1，每组 {g} 个位置，残差窗口 {r}）：float16 为 {full}；{bits} 位："
-        "<b>{total}</b> = 码值 {codes} + 步长与最小值 {scales} + 精确尾部 {tail}。",
+        "<b>{total}</b> = 量化码 {codes} + 缩放系数与最小值 {scales} + 精确尾部 {tail}。",
+
+    # --- cache_quality.py: quality_table (the table of notebook 13's sections 4 and 5) ---------------------
+    "setting": "设置",
+    "bytes": "字节",
+    "Δ loss": "Δ 损失",
 
     # --- exercises/compression_exercises.py --------------------------------------------------------------
     "expected 3 values (`codes`, `scale`, `lo`), got {type}": "应返回 3 个值（`codes`、`scale`、`lo`），实际是 `{type}`",
@@ -98,15 +103,15 @@ MESSAGES: dict[str, str] = {
         "`scale = (max - min) / (2**bits - 1)`；`code = round((x - min) / scale)`",
     "asymmetric min-max: the minimum gets code 0 and the maximum code `2**bits - 1`, so "
     "`scale = (max - min) / (2**bits - 1)` and `code = round((x - min) / scale)`":
-        "非对称 min-max：最小值的码值是 0，最大值的码值是 `2**bits - 1`，所以 "
+        "非对称 min-max：最小值的量化码是 0，最大值的量化码是 `2**bits - 1`，所以 "
         "`scale = (max - min) / (2**bits - 1)`，`code = round((x - min) / scale)`",
     "8 values, 4 bits: from -1.2 to 2.55": "8 个数值，4 位：从 -1.2 到 2.55",
     "every value negative, 4 bits": "全部为负数，4 位",
     "codes count from the group's minimum, not from zero: subtract `min` before dividing":
-        "码值从组内最小值算起，而不是从 0 算起：先减去 `min` 再做除法",
+        "量化码从组内最小值算起，而不是从 0 算起：先减去 `min` 再做除法",
     "values just below a level: round, do not truncate": "数值略低于某个量化级：要四舍五入，不要截断",
     "round to the nearest level (`torch.round`); truncating (`floor`, `int()`) is off by one code for these":
-        "取最近的量化级（`torch.round`）；截断（`floor`、`int()`）会让这些数值的码值少 1",
+        "取最近的量化级（`torch.round`）；截断（`floor`、`int()`）会让这些数值的量化码少 1",
     "8 bits: 256 levels": "8 位：256 个量化级",
     "the maximum first and the minimum last": "最大值排在最前，最小值排在最后",
     # 13.evict_recent

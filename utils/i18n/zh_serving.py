@@ -36,8 +36,13 @@ MESSAGES: dict[str, str] = {
     "forward pass + {row:.4f} ms per decode row + {token:.4f} ms per prefill token; percentiles: numpy's default "
     "(linear interpolation)":
         "时间按每次迭代的开销回放，开销模型拟合自本机上的真实运行：只解码或只预填充的迭代，规模实测过的取实测均值；"
-        "其余迭代按每次迭代 {fixed:.3f} ms + 每次前向传播 {forward:.3f} ms + 每个解码行 {row:.4f} ms + "
+        "其余迭代按每次迭代 {fixed:.3f} ms + 每次前向计算 {forward:.3f} ms + 每个解码行 {row:.4f} ms + "
         "每个预填充 token {token:.4f} ms 计算；百分位数按 NumPy 的默认方式（线性插值）计算",
+
+    # --- utils/serving/run.py: summary_table (notebooks 06 and 11) -------------------------------------
+    "end to end (ms)": "端到端（ms）",
+    "throughput": "吞吐量",
+    "while computing": "计算期间",
 
     # --- utils/exercises/serving_exercises.py: the judges ----------------------------------------
     "expected a pair (decode ids, chunks), got {type}": "应返回一对（解码请求的 id 列表，分块列表），实际是 `{type}`",

@@ -37,15 +37,15 @@ MESSAGES: dict[str, str] = {
     # --- plot_speculative_speedup -------------------------------------------------------------------
     "target (course model)": "目标模型（课程模型）",
     "draft model, 1 token": "草稿模型，1 个 token",
-    "tokens fed in one pass (k + 1)": "一次前向输入的 token 数（k + 1）",
-    "ms per forward pass": "每次前向的耗时（ms）",
-    "The cost of one pass": "一次前向的开销",
+    "tokens fed in one pass (k + 1)": "一次前向计算送入的 token 数（k + 1）",
+    "ms per forward pass": "每次前向计算的耗时（ms）",
+    "The cost of one pass": "一次前向计算的开销",
     "{name}: measured": "{name}：实测",
     "{name}: i.i.d. model (1 - α^(k+1)) / (1 - α)": "{name}：独立同分布模型 (1 - α^(k+1)) / (1 - α)",
     "{name}: measured (median, quartiles)": "{name}：实测（中位数与四分位数）",
     "{name}: cost model": "{name}：成本模型",
     "k + 1: every draft accepted": "k + 1：草稿全部被接受",
-    "tokens per round (per target pass)": "每轮的 token 数（每次目标前向）",
+    "tokens per round (per target pass)": "每轮的 token 数（即目标模型每次前向计算得到的 token 数）",
     "Tokens per round": "每轮的 token 数",
     "1: as fast as the target alone": "1：与目标模型单独解码一样快",
     "speed-up over the target alone": "相对目标模型单独解码的加速比",
@@ -67,10 +67,10 @@ MESSAGES: dict[str, str] = {
     "acceptance rate": "接受率",
     "{rate:.0%} of the drafts": "草稿 token 的 {rate:.0%}",
     "rounds": "轮数",
-    "target passes": "目标模型前向次数",
+    "target passes": "目标模型前向计算次数",
     "{n} (plain decoding: {plain})": "{n}（普通解码：{plain}）",
-    "draft passes": "草稿模型前向次数",
-    "tokens per target pass": "每次目标前向得到的 token 数",
+    "draft passes": "草稿模型前向计算次数",
+    "tokens per target pass": "目标模型每次前向计算得到的 token 数",
     "sampled (seed 0): the target's distribution is kept (section 3), not a fixed sequence":
         "采样（随机种子 0）：保持的是目标模型的分布（第 3 节），而不是某个固定的序列",
     "sampled (seed 0) without the crop: the target's cache holds refused drafts, so the target's "
@@ -80,7 +80,7 @@ MESSAGES: dict[str, str] = {
     "differs from the target's own greedy run first at new token {i}": "第一个与目标模型自己的贪心结果不同的是第 {i} 个新 token",
     "target passes: the prefill of the prompt's first T - 1 tokens, then one per round; "
     "tokens per target pass: new tokens / rounds":
-        "目标模型前向次数：先预填充提示词的前 T - 1 个 token，之后每轮一次；每次目标前向得到的 token 数：新 token 数 / 轮数",
+        "目标模型前向计算次数：先预填充提示词的前 T - 1 个 token，之后每轮一次；目标模型每次前向计算得到的 token 数：新 token 数 / 轮数",
 
     # --- utils/exercises/speculative_exercises.py -----------------------------------------------------
     # 12.accept_prefix
@@ -91,7 +91,7 @@ MESSAGES: dict[str, str] = {
     "k = 4, the target agrees with every draft": "k = 4，目标模型认同每一个草稿 token",
     "when all k drafts are accepted, the target's last logits (position k) give one more token: k + 1 tokens "
     "from one pass":
-        "k 个草稿 token 全部被接受时，目标模型最后一个位置（位置 k）的 logits 还能再给出一个 token：一次前向得到 k + 1 个 token",
+        "k 个草稿 token 全部被接受时，目标模型最后一个位置（位置 k）的 logits 还能再给出一个 token：一次前向计算得到 k + 1 个 token",
     "k = 4, the first draft is refused": "k = 4，第一个草稿 token 就被拒绝",
     "a refused first draft still gives the round one token: the target's own choice at that position":
         "第一个草稿 token 被拒绝，这一轮仍然得到一个 token：目标模型在该位置自己的选择",

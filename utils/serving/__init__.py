@@ -4,7 +4,8 @@ This face only re-exports (``from utils.serving import PagedEngine, serve``). It
 
 * ``arrivals.py``     Poisson arrival times, ``Workload``, ``random_workload``, ``solo_runs``;
 * ``run.py``          what ``run()`` returns: ``Run`` (tokens, steps, requests, ``summary()`` with
-                      TTFT, TPOT, ITL and throughput, ``schedule()``) and each ``Request``'s record;
+                      TTFT, TPOT, ITL and throughput, ``schedule()``), each ``Request``'s record, and
+                      ``summary_table`` (several runs' summaries as a printed table);
 * ``costs.py``        ``StepCostModel``: the seconds of one iteration, fitted to a run, for a replay;
 * ``engine.py``       the engine API both engines answer (``add_request``, ``step``, ``run``, ``now``)
                       and ``serve(engine, workload, arrival_s)``;
@@ -20,4 +21,4 @@ from .costs import StepCostModel  # noqa: F401
 from .engine import ServingEngine, serve  # noqa: F401
 from .padded import POLICIES, PaddedBatchEngine, stack_caches, trim_left  # noqa: F401
 from .paged_engine import PagedEngine, PagedRequest  # noqa: F401
-from .run import Request, Run  # noqa: F401
+from .run import Request, Run, summary_table  # noqa: F401

@@ -3,7 +3,7 @@
 Per request, from its arrival (seconds on the engine's clock): TTFT = waiting + prefill (with setup)
 + first sampling; TPOT = (last - first token) / (n - 1); ITL = each gap between two tokens;
 end-to-end latency = last token - arrival. Percentiles are numpy's default everywhere (linear
-interpolation between the sorted values).
+interpolation between the sorted values). ``summary_table`` prints several runs' summaries side by side.
 """
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..i18n import display_width, pad, tr
 
 
 def _per_s(count: int, seconds: float) -> float:
@@ -117,3 +119,37 @@ class Run:
         return {"arrival_s": [r.arrival_s for r in rs], "wait_s": [r.wait_s for r in rs],
                 "prefill_s": [r.prefill_s for r in rs], "sample_s": [r.sample_s for r in rs],
                 "ttft_s": [r.ttft_s for r in rs], "token_times": [r.token_times for r in rs], **self.summary()}
+
+
+def summary_table(summaries: dict, labels: tuple[str, ...] = ("",), *, e2e: bool = False) -> str:
+    """The lines of a table of run summaries (``Run.summary()``), one line per run, headers in the current
+    language: TTFT, TPOT and ITL p50 and p95 (ms), with ``e2e`` the end-to-end latency too, then the
+    throughput over the run (tokens/s, requests/s) and while computing (tokens/s).
+
+    ``summaries``: label -> summary, where a label is a string or a tuple of strings (one per label column,
+    e.g. ``(load, policy)``); ``labels``: the headers of those columns. Cells are padded by display width
+    (``utils.i18n.pad``), so Chinese labels line up.
+    """
+    rows = [((key,) if isinstance(key, str) else tuple(key), s) for key, s in summaries.items()]
+    labels = tuple(labels)
+    if any(len(key) != len(labels) for key, _ in rows):
+        raise ValueError(f"every label needs {len(labels)} part(s), one per header in labels={labels!r}")
+    # (title, [(column header, summary key, scale, decimals), ...]) per group of columns
+    ms = {key: [(f"p{q}", f"{key}_p{q}_s", 1e3, d) for q in (50, 95)] for key, d in
+          (("ttft", 1), ("tpot", 2), ("itl", 2), ("e2e", 1))}
+    groups = [("TTFT (ms)", ms["ttft"]), ("TPOT (ms)", ms["tpot"]), ("ITL (ms)", ms["itl"])]
+    groups += [(tr("end to end (ms)"), ms["e2e"])] if e2e else []
+    groups += [(tr("throughput"), [("tokens/s", "tokens_per_s", 1, 0), ("requests/s", "requests_per_s", 1, 1)]),
+               (tr("while computing"), [("tokens/s", "busy_tokens_per_s", 1, 0)])]
+    label_w = [max(display_width(h), *(display_width(key[i]) for key, _ in rows)) for i, h in enumerate(labels)]
+    titles, heads = [" ".join(pad(h, w) for h, w in zip(labels, label_w))], [" " * (sum(label_w) + len(label_w) - 1)]
+    lines = [[" ".join(pad(k, w) for k, w in zip(key, label_w))] for key, _ in rows]
+    for title, cols in groups:
+        values = [[f"{s[key] * scale:,.{d}f}" for _, key, scale, d in cols] for _, s in rows]
+        widths = [max(len(head), *(len(v[i]) for v in values)) + 1 for i, (head, *_) in enumerate(cols)]
+        widths[0] += max(0, display_width(title) + 1 - sum(widths))  # a wide title widens its first column
+        titles.append(pad(title, sum(widths), "^"))
+        heads.append("".join(pad(head, w, ">") for (head, *_), w in zip(cols, widths)))
+        for line, v in zip(lines, values):
+            line.append("".join(pad(x, w, ">") for x, w in zip(v, widths)))
+    return "\n".join(" | ".join(parts).rstrip() for parts in [titles, heads, *lines])
