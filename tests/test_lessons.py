@@ -81,12 +81,47 @@ def test_self_test_has_three_to_five_questions_with_answers(lang, nb):
 
 @pytest.mark.parametrize("lang,nb", ALL, ids=ids)
 def test_quoted_numbers_are_computed_facts(lang, nb):
+    """Every span holds its fact in the lesson's own language: a Chinese lesson quotes the Chinese twin's run."""
     text = _read(lang, nb)
     for name, value in re.findall(r'<span data-fact="([^"]+)">([^<]*)</span>', text):
         assert name in lesson_facts.FACTS, f"unknown fact {name}"
-        assert lesson_facts.FACTS[name]() == value, f"{name}: lesson says {value}, now {lesson_facts.FACTS[name]()}"
+        fact = lesson_facts.FACTS[name]
+        if isinstance(fact, lesson_facts.NotebookFact):
+            assert lang in fact.patterns, f"{name}: read from a notebook, so it needs a {lang}= pattern for the {lang} twin"
+        assert fact(lang) == value, f"{name}: lesson says {value}, now {fact(lang)} (run tools/lesson_facts.py --update)"
     typed = re.findall(r"(?<![\w.-])\d[\d,]{3,}(?:\.\d+)?", _prose(text))
     assert not typed, f"numbers typed by hand (make them facts in tools/lesson_facts.py): {typed}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_notebook_fact_matches_its_notebook_in_each_language(lang):
+    """Each from_notebook fact the lessons of a language quote has a pattern for that language, and every
+    pattern matches that language's committed notebook: a Chinese pattern that no longer matches its twin
+    (after a re-run or a reworded output) fails here by name."""
+    facts = {n: f for n, f in lesson_facts.FACTS.items() if isinstance(f, lesson_facts.NotebookFact)}
+    quoted = {name for nb, _ in SERIES if lesson_path(lang, nb).exists()
+              for name in re.findall(r'data-fact="([^"]+)"', _read(lang, nb))}
+    missing = sorted(n for n in quoted if n in facts and lang not in facts[n].patterns)
+    assert not missing, f"facts the {lang} lessons quote without a {lang} pattern: {missing}"
+    failing = {}
+    for name, fact in facts.items():
+        if lang not in fact.patterns:
+            continue
+        try:
+            fact(lang)
+        except LookupError as e:
+            failing[name] = str(e)
+    assert not failing, f"{len(failing)} {lang} patterns match nothing: {failing}"
+
+
+def test_facts_have_a_language():
+    """A fact read from a notebook answers in the language asked; one computed from the package is the same in both."""
+    categorical = lesson_facts.FACTS["nb07_first_positions"]
+    assert re.fullmatch(r"step \d+ \(pos \d+\)|raises at step \d+", categorical("en"))
+    assert re.fullmatch(r"第 \d+ 步（位置 \d+）|第 \d+ 步报错", categorical("zh"))
+    assert lesson_facts.FACTS["nb06_roof_b1_bound_by"]("zh").endswith("受限")
+    package = lesson_facts.FACTS["llama3_8b_per_token_bytes"]
+    assert package("en") == package("zh")
 
 
 @pytest.mark.parametrize("lang,nb", ALL, ids=ids)
@@ -103,8 +138,15 @@ def test_figures_are_the_notebooks_own(lang, nb):
 
 
 @pytest.mark.parametrize("nb", [nb for nb, _ in SERIES])
+def test_chinese_titles_carry_no_english_gloss(nb):
+    """The English term is glossed in the first paragraph, not in the H1 title ("# 预填充", not "# 预填充（Prefill）")."""
+    title = next(line for line in _read("zh", nb).splitlines() if line.startswith("# "))
+    assert not re.search(r"[（(][^）)]*[A-Za-z]{2,}[^）)]*[）)]", title), f"English gloss in the title: {title}"
+
+
+@pytest.mark.parametrize("nb", [nb for nb, _ in SERIES])
 def test_chinese_lessons_give_the_english_term_at_first_use(nb):
-    text = _prose(_read("zh", nb))
+    text = _prose(re.sub(r"(?m)^#.*$", " ", _read("zh", nb)))  # first use in the prose, the titles aside
     for zh, en in ZH_FIRST_USE.items():
         i = text.find(zh)
         if i >= 0:

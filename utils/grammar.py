@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from .corpus import (ADJECTIVES, ANIMALS, NUMBERS, P_SECOND, SUBJECTS, _doc_prob, _sentence_table,
                      _subject_probs, _sentence_prob)
-from .i18n import display_width, language, pad
+from .i18n import display_width, language, pad, tr
 
 _ENDS = ("。", ".")
 
@@ -108,10 +108,37 @@ def interlinear(text: str) -> str:
 
         <BOS> 我  喜欢  猫
               I   like  cat
+
+    In Chinese, or for a text without Chinese words, just ``text``.
     """
     words = text.split()
     unders = [gloss(w) or "" for w in words]
+    if language() != "en" or not any(unders):  # a Chinese reader needs no gloss; English text has none
+        return text
     widths = [max(display_width(w), display_width(u)) for w, u in zip(words, unders)]
     top = " ".join(pad(w, n) for w, n in zip(words, widths))
     bottom = " ".join(pad(u, n) for u, n in zip(unders, widths))
     return top.rstrip() + "\n" + bottom.rstrip()
+
+
+def model_vs_grammar(prompt: str, probs, vocab: list[str], k: int = 5) -> str:
+    """A small table: the model's ``k`` most likely next tokens after ``prompt``, each with the model's
+    probability (``probs``: ``[V]``) and the grammar's exact one, so a learner sees how close training got.
+
+    Tokens are shown with ``label`` (glossed in English). A prompt the grammar cannot produce gets "-".
+    """
+    try:
+        exact = next_word_probs(prompt)
+    except ValueError:
+        exact = {}
+    probs = [float(p) for p in probs]
+    if len(probs) != len(vocab):
+        raise ValueError(f"probs must have one entry per vocabulary word ({len(vocab)}), got {len(probs)}")
+    order = sorted(range(len(probs)), key=lambda i: -probs[i])[:k]
+    labels = [label(vocab[i]) for i in order]
+    width = max([display_width(s) for s in labels] + [display_width(tr("token"))]) + 2
+    lines = [pad(tr("token"), width) + pad(tr("model"), 8, ">") + pad(tr("grammar"), 10, ">")]
+    for i, text in zip(order, labels):
+        g = f"{exact[vocab[i]]:.2f}" if vocab[i] in exact else ("0.00" if exact else "-")
+        lines.append(pad(text, width) + f"{probs[i]:>8.2f}" + pad(g, 10, ">"))
+    return "\n".join(lines)
