@@ -92,7 +92,7 @@ def _texts(texts, n_prefill: int) -> list[torch.Tensor]:
     texts = [texts] if one else list(texts)
     check_int("n_prefill", n_prefill)
     if not texts:
-        raise ValueError("texts is empty: pass at least one [1, T] text (e.g. held_out_docs(tok))")
+        raise ValueError(tr("texts is empty: pass at least one [1, T] text (e.g. held_out_docs(tok))"))
     out = [as_one_prompt(ids, f"text {i}") for i, ids in enumerate(texts)]
     for ids in out:
         if n_prefill >= ids.shape[1]:
@@ -125,9 +125,9 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
     the next, and the numbers would compare a longer, wrong context."""
     check_model(model)
     if not callable(make_cache):
-        raise ValueError(f"make_cache must be a function that returns a new cache (e.g. KVCache, or lambda: "
-                         f"QuantizedKVCache(bits=4)), got a {type(make_cache).__name__} object: one cache would be "
-                         "shared by every text")
+        raise ValueError(tr("make_cache must be a function that returns a new cache (e.g. KVCache, or lambda: "
+                            "QuantizedKVCache(bits=4)), got a {type} object: one cache would be shared by every text",
+                            type=type(make_cache).__name__))
     texts = _texts(texts, n_prefill)
     exact = exact if exact is not None else exact_run(model, texts, n_prefill)
     if exact.n_prefill != n_prefill or len(exact.logits) != len(texts):
@@ -154,12 +154,12 @@ def _new_cache(make_cache) -> object:
     try:
         check_cache(cache)  # the interface the model asks of a cache
     except ValueError:
-        raise ValueError(f"make_cache() returned a {type(cache).__name__}, not a cache: it must return a new cache "
-                         "object, e.g. lambda: KVCache()") from None
+        raise ValueError(tr("make_cache() returned a {type}, not a cache: it must return a new cache object, e.g. "
+                            "lambda: KVCache()", type=type(cache).__name__)) from None
     if cache.seq_len or cache.seen_tokens():
-        raise ValueError(f"make_cache() returned a cache that already holds {cache.seen_tokens()} tokens: each call "
-                         "must make a new, empty cache (lambda: KVCache(), not lambda: cache), or every text is "
-                         "read after the ones before it")
+        raise ValueError(tr("make_cache() returned a cache that already holds {n} tokens: each call must make a new, "
+                            "empty cache (lambda: KVCache(), not lambda: cache), or every text is read after the ones "
+                            "before it", n=cache.seen_tokens()))
     return cache
 
 

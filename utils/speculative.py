@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .i18n import tr
 from .cache import KVCache
 from .sampling import filtered_probs
 from .model import check_model
@@ -65,8 +66,8 @@ class PromptLookup:
 def _check_draft(draft) -> None:
     """``draft`` is a draft model; the usual slips get the way out in their message."""
     if isinstance(draft, str) or draft is PromptLookup:
-        raise ValueError(f"draft={draft!r}: for prompt lookup pass a PromptLookup() object (from "
-                         "utils.speculative); for a draft model, the model (draft, tok = load_draft_model())")
+        raise ValueError(tr("draft={draft!r}: for prompt lookup pass a PromptLookup() object (from utils.speculative); "
+                            "for a draft model, the model (draft, tok = load_draft_model())", draft=draft))
     if isinstance(draft, tuple):
         raise ValueError("draft is a tuple: load_draft_model() returns (model, tokenizer); unpack it, "
                          "draft, tok = load_draft_model()")

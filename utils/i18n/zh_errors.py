@@ -297,4 +297,43 @@ MESSAGES: dict[str, str] = {
     "module {name!r} ({type}) has its own forward": "模块 {name!r}（{type}）有自己的 `forward`",
     # utils/hub.py: a pretrained model that did not load (the cell says so instead of failing)
     "could not load {name}: {error}": "无法加载 {name}：{error}",
+    # panels, cache quality, speculative decoding and the serving engines
+    "{name}={value!r} is not one of this panel's choices: {name} may be one of {allowed}":
+        '{name}={value!r} 不在这个面板的选项里：{name} 只能取 {allowed} 中的一个',
+    "{name}={value!r} is outside this panel's slider: {name} may be from {lo} to {hi}":
+        '{name}={value!r} 超出了这个面板滑块的范围：{name} 只能在 {lo} 到 {hi} 之间',
+    "prompts is empty: give the panel at least one prompt, e.g. ['<BOS> I like']":
+        "`prompts` 是空的：至少给面板一条提示词，例如 ['<BOS> 我 喜欢']",
+    'draft_model must be the draft model (draft, tok = load_draft_model()), got {type}':
+        '`draft_model` 必须是草稿模型（`draft, tok = load_draft_model()`），收到的是 {type}',
+    ": unpack load_draft_model()'s pair":
+        '：请先把 `load_draft_model()` 返回的二元组拆开',
+    'CacheCompressionPanel needs the tokenizer (to pick held-out documents) or docs=':
+        'CacheCompressionPanel 需要分词器（用来挑选留出文档）或 `docs=`',
+    'docs is empty: pass at least one [1, T] document (e.g. held_out_docs(tok)), or leave docs out and pass the tokenizer':
+        '`docs` 是空的：至少传入一篇 [1, T] 的文档（例如 `held_out_docs(tok)`），或者不传 `docs`、改传分词器',
+    'texts is empty: pass at least one [1, T] text (e.g. held_out_docs(tok))':
+        '`texts` 是空的：至少传入一段 [1, T] 的文本（例如 `held_out_docs(tok)`）',
+    'make_cache must be a function that returns a new cache (e.g. KVCache, or lambda: QuantizedKVCache(bits=4)), got a {type} object: one cache would be shared by every text':
+        '`make_cache` 必须是一个每次返回新缓存的函数（例如 KVCache，或 `lambda: QuantizedKVCache(bits=4)`），收到的却是一个 {type} 对象：那样所有文本会共用同一个缓存',
+    'make_cache() returned a {type}, not a cache: it must return a new cache object, e.g. lambda: KVCache()':
+        '`make_cache()` 返回的是 {type}，不是缓存：它必须返回一个新的缓存对象，例如 `lambda: KVCache()`',
+    'make_cache() returned a cache that already holds {n} tokens: each call must make a new, empty cache (lambda: KVCache(), not lambda: cache), or every text is read after the ones before it':
+        '`make_cache()` 返回的缓存里已经有 {n} 个 token：每次调用都必须新建一个空缓存（`lambda: KVCache()`，而不是 `lambda: cache`），否则每段文本都会接在前面的文本之后读',
+    'draft={draft!r}: for prompt lookup pass a PromptLookup() object (from utils.speculative); for a draft model, the model (draft, tok = load_draft_model())':
+        '`draft`={draft!r}：用提示词查找时请传入 `PromptLookup()` 对象（来自 utils.speculative）；用草稿模型时请传入模型本身（`draft, tok = load_draft_model()`）',
+    'prompt_ids must hold at least one token, got an empty prompt':
+        '`prompt_ids` 至少要有一个 token，收到的提示词是空的',
+    'arrival_time must be a number of seconds >= 0, got {value!r}':
+        '`arrival_time` 必须是 >= 0 的秒数，收到的是 {value!r}',
+    'prompt ({p}) + max_new_tokens ({n}) = {total} tokens exceeds max_seq_len={limit}':
+        '提示词（{p}）+ max_new_tokens（{n}）= {total} 个 token，超过了 `max_seq_len`={limit}',
+    'unknown request id {rid!r}: this engine has ids 0 .. {last}':
+        '没有编号为 {rid!r} 的请求：这个引擎的请求编号是 0 .. {last}',
+    'arrival_s must hold one time per request: {n} requests, got {m} times':
+        '`arrival_s` 必须为每个请求给一个时间：共 {n} 个请求，却收到 {m} 个时间',
+    'prefix_caching must be True or False, got {value!r}':
+        '`prefix_caching` 必须是 True 或 False，收到的是 {value!r}',
+    'fitting step costs needs at least 4 busy iterations, got {n}':
+        '拟合每步开销至少需要 4 次有工作的迭代，只有 {n} 次',
 }

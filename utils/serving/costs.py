@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import tr
+
 Means = tuple[tuple[int, float], ...]  # (size, mean seconds), sizes increasing
 
 
@@ -109,7 +111,7 @@ class StepCostModel:
         the mean of the pure iterations at every measured size (False: the line alone)."""
         steps = [s for s in _steps_of(runs) if s["decode"] or s["prefill"]]
         if len(steps) < 4:
-            raise ValueError(f"fitting step costs needs at least 4 busy iterations, got {len(steps)}")
+            raise ValueError(tr("fitting step costs needs at least 4 busy iterations, got {n}", n=len(steps)))
         X = np.array([[1.0, bool(s["decode"]) + bool(s["prefill"]), len(s["decode"]), s["prefill_tokens"]]
                       for s in steps])  # (iterations, 4): 1, forwards, decode rows, prefill tokens
         y = np.array([s["end_s"] - s["start_s"] for s in steps])  # (iterations,) seconds

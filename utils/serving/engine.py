@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from ..i18n import tr
 from ..model import check_model
 from ..validate import as_id_list, check_int, eos_set
 from .arrivals import Workload, is_real
@@ -46,17 +47,17 @@ class ServingEngine:
         """Queue a request; returns its id. It can start once the clock reaches ``arrival_time``."""
         prompt = as_id_list(prompt_ids, "prompt_ids")  # text, floats, a batch: refused
         if not prompt:
-            raise ValueError("prompt_ids must hold at least one token, got an empty prompt")
+            raise ValueError(tr("prompt_ids must hold at least one token, got an empty prompt"))
         check_int("max_new_tokens", max_new_tokens)
         if not is_real(arrival_time) or not math.isfinite(arrival_time) or arrival_time < 0:
-            raise ValueError(f"arrival_time must be a number of seconds >= 0, got {arrival_time!r}")
+            raise ValueError(tr("arrival_time must be a number of seconds >= 0, got {value!r}", value=arrival_time))
         if self.cfg is not None:
             if any(not 0 <= t < self.cfg.vocab_size for t in prompt):
                 raise ValueError(f"prompt_ids must be token ids in [0, {self.cfg.vocab_size}), got {prompt}")
             total = len(prompt) + max_new_tokens
             if total > self.cfg.max_seq_len:
-                raise ValueError(f"prompt ({len(prompt)}) + max_new_tokens ({max_new_tokens}) = {total} tokens "
-                                 f"exceeds max_seq_len={self.cfg.max_seq_len}")
+                raise ValueError(tr("prompt ({p}) + max_new_tokens ({n}) = {total} tokens exceeds max_seq_len={limit}",
+                                    p=len(prompt), n=max_new_tokens, total=total, limit=self.cfg.max_seq_len))
         self._check_request(prompt, max_new_tokens)
         r = self._new_request(len(self.requests), prompt, max_new_tokens, float(arrival_time), eos_set(eos_id))
         self.requests.append(r)
@@ -67,7 +68,7 @@ class ServingEngine:
     def request(self, rid: int) -> Request:
         """The request with id ``rid``."""
         if not isinstance(rid, int) or isinstance(rid, bool) or not 0 <= rid < len(self.requests):
-            raise ValueError(f"unknown request id {rid!r}: this engine has ids 0 .. {len(self.requests) - 1}")
+            raise ValueError(tr("unknown request id {rid!r}: this engine has ids 0 .. {last}", rid=rid, last=len(self.requests) - 1))
         return self.requests[rid]
 
     def abort(self, rid: int) -> None:
@@ -116,8 +117,8 @@ def serve(engine: ServingEngine, workload: Workload, arrival_s) -> Run:
     """Queue every request of ``workload`` at its arrival time (``arrival_s``, seconds) and run ``engine``."""
     arrival_s = list(arrival_s)
     if len(arrival_s) != len(workload):
-        raise ValueError(f"arrival_s must hold one time per request: {len(workload)} requests, "
-                         f"got {len(arrival_s)} times")
+        raise ValueError(tr("arrival_s must hold one time per request: {n} requests, got {m} times",
+                            n=len(workload), m=len(arrival_s)))
     for prompt, n, t in zip(workload.prompts, workload.max_new_tokens, arrival_s):
         engine.add_request(prompt, n, arrival_time=t)
     return engine.run()

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..i18n import tr
 from ..block_pool import BlockPool, block_keys
 from ..flat_decode import check_flat, flat_decode_step, flat_weights
 from ..generate import left_pad
@@ -75,7 +76,7 @@ class PagedEngine(ServingEngine):
                              "running request decodes one token per iteration")
         self.prefill_chunk = math.inf if prefill_chunk is None else check_int("prefill_chunk", prefill_chunk)
         if not isinstance(prefix_caching, bool):
-            raise ValueError(f"prefix_caching must be True or False, got {prefix_caching!r}")
+            raise ValueError(tr("prefix_caching must be True or False, got {value!r}", value=prefix_caching))
         self.prefix_caching = prefix_caching
         self.max_batch_tokens, self.max_batch = max_batch_tokens, max_batch
         if dtype is None and costs is None:

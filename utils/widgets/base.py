@@ -51,13 +51,15 @@ def check_option(name: str, value, options):
                                            and not isinstance(value, bool)):
             if option == value:
                 return option
-    raise ValueError(f"{name}={value!r} is not one of this panel's choices: {name} may be one of {allowed}")
+    raise ValueError(tr("{name}={value!r} is not one of this panel's choices: {name} may be one of {allowed}",
+                        name=name, value=value, allowed=allowed))
 
 
 def check_range(name: str, value, lo, hi):
     """``value`` a number in ``[lo, hi]``, the range of a slider, else a ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
-        raise ValueError(f"{name}={value!r} is outside this panel's slider: {name} may be from {lo} to {hi}")
+        raise ValueError(tr("{name}={value!r} is outside this panel's slider: {name} may be from {lo} to {hi}",
+                        name=name, value=value, lo=lo, hi=hi))
     return value
 
 

@@ -171,10 +171,10 @@ class CacheCompressionPanel(Panel):
     def __init__(self, model, tok=None, *, docs=None, grid: dict | None = None, n_docs: int = N_DOCS) -> None:
         check_model(model)
         if docs is None and tok is None:
-            raise ValueError("CacheCompressionPanel needs the tokenizer (to pick held-out documents) or docs=")
+            raise ValueError(tr("CacheCompressionPanel needs the tokenizer (to pick held-out documents) or docs="))
         if docs is not None and not len(docs):
-            raise ValueError("docs is empty: pass at least one [1, T] document (e.g. held_out_docs(tok)), or leave "
-                             "docs out and pass the tokenizer")
+            raise ValueError(tr("docs is empty: pass at least one [1, T] document (e.g. held_out_docs(tok)), or leave "
+                                "docs out and pass the tokenizer"))
         if grid is not None and ("exact",) not in grid:
             raise ValueError("grid must hold the exact cache's entry ('exact',): make it with quality_grid(model, docs)")
         self.cfg = model.cfg

@@ -43,7 +43,7 @@ class SamplingPanel(Panel):
             prompts = in_language(SAMPLING_PROMPTS)
         prompts = [prompts] if isinstance(prompts, str) else list(prompts)
         if not prompts:
-            raise ValueError("prompts is empty: give the panel at least one prompt, e.g. ['<BOS> 我 喜欢']")
+            raise ValueError(tr("prompts is empty: give the panel at least one prompt, e.g. ['<BOS> I like']"))
         for p in prompts:  # a prompt the tokenizer cannot read is refused by name, never swapped for another
             tokenizer.encode(p)
         self.model, self.tok, self.n_show = model, tokenizer, n_show

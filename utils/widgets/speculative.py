@@ -99,9 +99,9 @@ class SpeculativePanel(Panel):
         check_model(target, "target")
         check_tokenizer(tok, "tok", needs="encode", usage="SpeculativePanel(target, tok, draft_model)", required=True)
         if draft_model is None or isinstance(draft_model, tuple):
-            raise ValueError(f"draft_model must be the draft model (draft, tok = load_draft_model()), got "
-                             f"{type(draft_model).__name__}" + (": unpack load_draft_model()'s pair"
-                                                                 if isinstance(draft_model, tuple) else ""))
+            raise ValueError(tr("draft_model must be the draft model (draft, tok = load_draft_model()), got {type}",
+                                type=type(draft_model).__name__)
+                             + (tr(": unpack load_draft_model()'s pair") if isinstance(draft_model, tuple) else ""))
         check_model(draft_model, "draft_model")
         prompts = in_language(SPEC_PROMPTS) if prompts is None else prompts
         if not prompts:
