@@ -171,3 +171,19 @@ def test_exported_figures_are_up_to_date():
     stale = [n for n, data in export_figures.all_figures().items()
              if not (LESSONS / "figures" / n).exists() or (LESSONS / "figures" / n).read_bytes() != data]
     assert not stale, f"run tools/export_figures.py: {stale}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_00_maps_every_notebook_of_the_series(lang):
+    """The tour's map lists the whole series, so it cannot stop at 09 when appendices are added."""
+    text = (LESSONS / lang / "00-tour.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d\d) \|", text, re.M)
+    assert rows == [name[:2] for name, _ in SERIES]
+
+
+def test_readme_counts_the_notebooks_it_maps():
+    from utils.series import course_size
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert course_size() in readme
+    assert course_size().startswith("Fourteen notebooks") == (len(SERIES) == 14)

@@ -15,6 +15,7 @@ may only quote a fact that has a pattern for its language); a fact computed from
     python tools/lesson_facts.py              # prints every fact and its value in English
     python tools/lesson_facts.py --lang zh    # the same for the Chinese twins
     python tools/lesson_facts.py --update     # rewrites every fact span in lessons/<lang>/ from that language
+    python tools/lesson_facts.py --update --only 03,05   # the same, for lessons 03 and 05 only
 
 ``make notebooks`` runs ``--update`` after re-executing the notebooks, so timings a lesson quotes
 from a notebook follow the new run instead of going stale.
@@ -1104,9 +1105,10 @@ FACTS: dict[str, Callable[[str], str]] = {
 SPAN = re.compile(r'(<span data-fact="([^"]+)">)([^<]*)(</span>)')
 
 
-def update_lessons() -> tuple[list[str], list[str]]:
+def update_lessons(only: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """Rewrite the fact spans of every lesson with the current values of its own language
-    (``lessons/en`` from the English notebooks, ``lessons/zh`` from the Chinese twins).
+    (``lessons/en`` from the English notebooks, ``lessons/zh`` from the Chinese twins); with
+    ``only`` (lesson numbers such as "03"), just those lessons.
     Return the files changed and the facts that could not be read (their spans are left as they were)."""
     changed, failed = [], []
 
@@ -1119,6 +1121,8 @@ def update_lessons() -> tuple[list[str], list[str]]:
 
     for lang in LANGS:
         for path in sorted((ROOT / "lessons" / lang).glob("*.md")):
+            if only and path.name[:2] not in only:
+                continue
             text = path.read_text(encoding="utf-8")
             new = SPAN.sub(lambda m: value(m, lang), text)
             if new != text:
@@ -1130,7 +1134,8 @@ def update_lessons() -> tuple[list[str], list[str]]:
 def main() -> None:
     args = sys.argv[1:]
     if "--update" in args:
-        changed, failed = update_lessons()
+        only = tuple(args[args.index("--only") + 1].split(",")) if "--only" in args else ()
+        changed, failed = update_lessons(only)
         for name in changed:
             print(f"updated {name}")
         for line in failed:

@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from package_map import package_map  # noqa: E402
-from utils.series import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge,  # noqa: E402
+from utils.series import (BADGE_MARKER, SERIES, SETUP_MARKER, TEACHES, colab_badge, course_size,  # noqa: E402
                           colab_url, github_url, notebook_language, notebook_path,
                           setup_cell_source)
 
@@ -49,8 +49,9 @@ def lesson_file(lang: str, notebook: str) -> str:
 
 
 def course_map() -> str:
-    """The README's table: notebook, lessons in English and Chinese, what you learn, Colab."""
-    rows = ["| # | Notebook | Lesson | 课文 | What you learn | Colab | 中文笔记本 | Colab（中文） |",
+    """The README's course map: how many notebooks (counted, never typed), then the table: notebook,
+    lessons in English and Chinese, what you learn, Colab."""
+    rows = [f"{course_size()}. Each has a lesson to read in English and in Chinese.", "","| # | Notebook | Lesson | 课文 | What you learn | Colab | 中文笔记本 | Colab（中文） |",
             "|---|---|---|---|---|---|---|---|"]
     for notebook, title in SERIES:
         zh_path = REPO_ROOT / lesson_file("zh", notebook)

@@ -105,6 +105,22 @@ SERIES = [
 ]
 
 
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+
+
+def course_size() -> str:
+    """How many notebooks the course has, counted from SERIES so no text says "ten" once there are fourteen:
+    e.g. "Fourteen notebooks: ten follow the lesson page (00-09), and four appendices (10-13) come after it"."""
+    page = [name[:2] for name, title in SERIES if not title.startswith("Appendix")]
+    appendices = [name[:2] for name, title in SERIES if title.startswith("Appendix")]
+    text = f"{_NUMBER_WORDS[len(SERIES)].capitalize()} notebooks"
+    if appendices:
+        text += (f": {_NUMBER_WORDS[len(page)]} follow the lesson page ({page[0]}-{page[-1]}), and "
+                 f"{_NUMBER_WORDS[len(appendices)]} appendices ({appendices[0]}-{appendices[-1]}) come after it")
+    return text
+
+
 def next_notebook(name: str) -> str:
     """File name of the notebook after ``name`` (the last one points back to the first)."""
     files = [f for f, _ in SERIES]
