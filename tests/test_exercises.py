@@ -9,8 +9,8 @@ from utils import exercises as E
 from utils.exercises import solutions as S
 
 
-def _causal_off_by_one(T_new, T_past):
-    return torch.ones(T_new, T_past + T_new).tril(T_past - 1).bool()  # a query cannot see itself
+def _causal_off_by_one(T_q, T_k):
+    return torch.ones(T_q, T_k).tril(T_k - T_q - 1).bool()  # a query cannot see itself
 
 
 def _decode_position_zero(model, token_ids, cache):
@@ -42,6 +42,23 @@ def _decode_layer0_only(model, token_ids, cache):
     return S.decode_step(model, token_ids, Layer0(cache))
 
 
+def _decode_twice(model, token_ids, cache):
+    """Appends the new K/V twice in every layer."""
+    class Twice:
+        def __init__(self, c): self.c, self.seq_len = c, c.seq_len
+        def update(self, layer, k, v):
+            self.c.update(layer, k, v)
+            return self.c.update(layer, k, v)
+    return S.decode_step(model, token_ids, Twice(cache))
+
+
+def _decode_with(**mistake):
+    """The reference step with one mistake (utils/exercises/decode_exercise.variant_step's flags)."""
+    from utils.exercises.decode_exercise import variant_step
+
+    return lambda model, token_ids, cache: variant_step(model, token_ids, cache, **mistake)
+
+
 def _top_p_strict(logits, p):  # drops the token that crosses p
     probs = torch.softmax(logits, -1)
     sp, order = probs.sort(descending=True)
@@ -61,6 +78,17 @@ def _top_p_ascending(logits, p):
     sp, order = probs.sort()
     keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) - sp < p)
     return logits.masked_fill(~keep, float("-inf"))
+
+
+def _top_p_probabilities(logits, p):  # the nucleus renormalised, as probabilities
+    return torch.softmax(S.top_p(logits, p), -1)
+
+
+def _stop_regex(text, stops):  # each stop string searched as a regular expression, unescaped
+    import re
+
+    hits = [m.start() for m in (re.search(s, text) for s in stops) if m]
+    return text[: min(hits)] if hits else None
 
 
 def _stop_endswith(text, stops):
@@ -91,9 +119,10 @@ def _mask_step(make_mask):
 # exercise id -> (mistake name, wrong function); each is a mistake learners really make
 MISTAKES = {
     "01.causal_mask": [
-        ("plain lower triangle, ignores the cache", lambda T_new, T_past: torch.ones(T_new, T_new).tril().bool()),
+        ("a lower triangle without the offset", lambda T_q, T_k: torch.ones(T_q, T_k).tril().bool()),
+        ("a square mask, no column for the cache", lambda T_q, T_k: torch.ones(T_q, T_q).tril().bool()),
         ("the query cannot see itself", _causal_off_by_one),
-        ("True where attention is forbidden", lambda T_new, T_past: ~S.causal_mask(T_new, T_past)),
+        ("True where attention is forbidden", lambda T_q, T_k: ~S.causal_mask(T_q, T_k)),
     ],
     "01.repeat_kv": [
         ("x.repeat: head h reads h % H_kv", lambda x, n: x.repeat(1, n, 1, 1)),
@@ -109,16 +138,31 @@ MISTAKES = {
         ("0..T-1 for every row", lambda m: torch.arange(m.shape[1]).expand_as(m)),
         ("counts from 1", lambda m: m.long().cumsum(1)),
         ("the pads counted too", lambda m: torch.arange(m.shape[1]).expand_as(m) * m),
+        ("the pads left at -1 (no clamp)", lambda m: m.long().cumsum(1) - 1),
     ],
     "03.cache_update": [
         ("concatenated on the heads axis", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([ck, k], 1), torch.cat([cv, v], 1))),
         ("the new entries replace the cache", lambda ck, cv, k, v: (k, v)),
         ("new entries first", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([k, ck], 2), torch.cat([v, cv], 2))),
+        ("K and V swapped", lambda ck, cv, k, v: S.cache_update(ck, cv, k, v)[::-1]),
     ],
     "03.decode_step": [
         ("position 0 for the new token", _decode_position_zero),
         ("the new K/V never appended", _decode_no_update),
         ("every layer reads layer 0's cache", _decode_layer0_only),
+        ("the new K/V appended twice", _decode_twice),
+        ("no final norm", _decode_with(final_norm=False)),
+        ("no residual around attention", _decode_with(attn_residual=False)),
+        ("no residual around the MLP", _decode_with(mlp_residual=False)),
+        ("the residual added to the normalised h", _decode_with(normed_residual=True)),
+        ("no input_layernorm", _decode_with(input_norm=False)),
+        ("no post_attention_layernorm", _decode_with(post_norm=False)),
+        ("position one too low", _decode_with(pos_shift=-1)),
+        ("position one too high", _decode_with(pos_shift=1)),
+        ("position read inside the layer loop", _decode_with(pos_per_layer=True)),
+        ("no RoPE at all", _decode_with(rope_q=False, rope_k=False)),
+        ("no RoPE on k", _decode_with(rope_k=False)),
+        ("no RoPE on q", _decode_with(rope_q=False)),
     ],
     "04.kv_bytes_from_config": [
         ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
@@ -134,11 +178,17 @@ MISTAKES = {
         ("drops the token that crosses p", _top_p_strict),
         ("can keep nothing", _top_p_can_be_empty),
         ("keeps the least likely tokens", _top_p_ascending),
+        ("returns probabilities", _top_p_probabilities),
+        ("0 instead of -inf outside the nucleus", lambda logits, p: logits.masked_fill(torch.isinf(S.top_p(logits, p)), 0.0)),
+        ("returns the logits sorted", lambda logits, p: S.top_p(logits, p).sort(descending=True).values),
     ],
     "05.stop_text": [
         ("endswith on the text", _stop_endswith),
         ("the first listed string wins", _stop_first_listed),
         ("keeps the stop string", _stop_keeps_string),
+        ("stop strings searched as regular expressions", _stop_regex),
+        ("position 0 taken for no hit", lambda text, stops: (lambda hits: text[: min(hits)] if hits and min(hits) else None)(
+            [text.find(s) for s in stops if s in text])),
     ],
     "06.ttft_tpot": [
         ("TPOT over n gaps", lambda t0, ts: (ts[0] - t0, (ts[-1] - ts[0]) / len(ts))),

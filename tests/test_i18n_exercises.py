@@ -25,7 +25,8 @@ from utils.course_model import load_course_model
 from utils.i18n import tr
 
 DATA = re.compile(r"'[^']*'")  # a Python string literal: data, or a word of VOCABULARY
-ERROR_TEXT = re.compile(r"\b(?!ValueError)[A-Z]\w*Error: .*")  # what Python or torch said (ValueError: ours)
+# what Python, torch or a module said (re.error: ...); ValueError is ours
+ERROR_TEXT = re.compile(r"\b(?!ValueError)(?:[a-z_]\w*\.)*(?:[A-Z]\w*Error|error): .*")
 # Words the Chinese lessons keep in English (lessons/zh/07-bug-lab.md) that i18n_support.KEPT lacks.
 KEPT_HERE = {"bug", "dropout"}
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -600,6 +600,39 @@ case("a wrong int is still judged wrong", returns(lambda ok: not ok, "fails"))(
     lambda: passes("10.slot_of", lambda t, b, j: torch.tensor(paged_exercises.slot_of(t, b, j) + 1)))
 case("check(id, 5)", raises("5", "int"))(lambda: exercises.check("10.slot_of", 5))
 
+
+def hint_of(exercise_id, fn) -> str:
+    """The hint line a check prints for ``fn`` (the last line), in the current language."""
+    return quiet(exercises.check, exercise_id, fn)[1].strip().splitlines()[-1]
+
+
+def _decode_without_final_norm(model, token_ids, cache):
+    from utils.exercises.decode_exercise import variant_step
+
+    return variant_step(model, token_ids, cache, final_norm=False)
+
+
+def _stop_by_regex(text, stops):
+    hits = [m.start() for m in (re.search(s, text) for s in stops) if m]
+    return text[: min(hits)] if hits else None
+
+
+# Each wrong solution gets a hint about its own mistake; the needle is code, the same in both languages.
+for _id, _what, _fn, _needle in (
+        ("01.causal_mask", "a mask that cannot see its own key", lambda T_q, T_k: torch.ones(T_q, T_k).tril(T_k - T_q - 1).bool(),
+         "<="),
+        ("01.repeat_kv", "x.repeat instead of repeat_interleave", lambda x, n: x.repeat(1, n, 1, 1), "repeat_interleave"),
+        ("02.prefill_positions", "cumsum - 1 without the clamp", lambda m: m.long().cumsum(1) - 1, "clamp(min=0)"),
+        ("03.cache_update", "the new positions before the old", lambda ck, cv, k, v: (k, v) if ck is None else
+         (torch.cat([k, ck], 2), torch.cat([v, cv], 2)), "torch.cat([cache_k, k_new], dim=2)"),
+        ("03.decode_step", "no final norm", _decode_without_final_norm, "model.norm(x)"),
+        ("05.top_p", "probabilities returned", lambda logits, p: torch.softmax(solutions.top_p(logits, p), -1),
+         "masked_fill"),
+        ("05.stop_text", "stop strings searched as regular expressions", _stop_by_regex, "re.escape(s)")):
+    case(f"{_id}: {_what}: the hint names it", returns(lambda hint, needle=_needle: needle in hint,
+                                                       f"a hint holding {_needle!r}"))(
+        lambda exercise_id=_id, fn=_fn: hint_of(exercise_id, fn))
+
 # --- 11. the panels ---------------------------------------------------------------------------------
 
 from utils.widgets import CacheCompressionPanel, SamplingPanel, SpeculativePanel  # noqa: E402

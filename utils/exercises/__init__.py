@@ -9,6 +9,9 @@ traceback; a solution written halfway (one case reaches the ``raise``, another d
 cases shown, each as it ran. An error inside your code is shown as one short line with the case
 that raised it. Each case may run ``CASE_SECONDS``: a function that loops forever is stopped and
 asked "is there an infinite loop?" instead of hanging the notebook.
+After the first failure comes one hint. When the judge recognises the mistake (the new positions
+before the old, a residual left out, probabilities for logits...: ``mistakes.py``, ``decode_exercise.py``)
+the message names it and the hint is about it; otherwise the hint is the case's or the exercise's idea.
 ``check`` returns a ``Report`` (``.passed``, ``.cases``) so a notebook can go on either way.
 The exercises themselves (contract, reference solution, cases, hint) are in ``catalogue.py``.
 """
@@ -26,7 +29,7 @@ from typing import Any, Callable
 from ..i18n import in_language, tr
 from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
-from .judges import Case, Exercise, FormProblem, is_form_problem
+from .judges import Case, Diagnosis, Exercise, FormProblem, is_form_problem
 
 __all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
            "diagnose", "mystery", "VOCABULARY"]
@@ -104,7 +107,9 @@ def _run_problem(text: dict, hint: dict) -> RunProblem:
 
 def _short_error(err: BaseException) -> str:
     text = str(err).strip().splitlines()[0] if str(err).strip() else ""
-    return f"{type(err).__name__}: {text[:160]}" if text else type(err).__name__
+    kind = type(err)  # a module's own error by its full name: re.error, not a bare "error"
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    return f"{name}: {text[:160]}" if text else name
 
 
 def _exercise(exercise_id: str) -> Exercise:
@@ -173,6 +178,8 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
         n_ok = len(report.cases) - len(failed)
         summary = tr("{id}: {n_ok}/{n} cases pass.", id=exercise_id, n_ok=n_ok, n=len(report.cases))
         if isinstance(failed[0].message, RunProblem):  # it did not finish: the idea hint would not help yet
+            print(tr("{summary} Hint: {hint}", summary=summary, hint=failed[0].message.hint))
+        elif isinstance(failed[0].message, Diagnosis):  # the judge recognised the mistake: a hint about it
             print(tr("{summary} Hint: {hint}", summary=summary, hint=failed[0].message.hint))
         elif is_form_problem(failed[0].message):  # a type or shape slip: the idea hint would send you elsewhere
             print(tr("{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.",

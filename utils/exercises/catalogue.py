@@ -5,34 +5,35 @@ function that changes its inputs in place cannot spoil the next case.
 """
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Callable
 
 import torch
 
 from ..i18n import tr
 from . import solutions as S
+from .decode_exercise import decode_step_cases, mqa_model
 from .judges import (Case, Exercise, FormProblem, call_with, is_form_problem, make_case, same_pair, same_tensor,
                      seeded_randn)
+from .mistakes import cache_pair_judge, head_map_judge, mask_judge, nucleus_judge, positions_judge, stop_judge
 
 
 # --- 01 · the attention block --------------------------------------------------------------------
 
 def _causal_mask_cases() -> list[Case]:
-    out = []
-    for T_new, T_past, words in [(4, 0, "prefill: T_new=4, T_past=0"), (1, 5, "decode: T_new=1, T_past=5"),
-                                 (3, 2, "a chunk: T_new=3, T_past=2"), (1, 0, "first token: T_new=1, T_past=0")]:
-        out.append(make_case(words, (T_new, T_past), S.causal_mask(T_new, T_past),
-                         hint="new row i is the token at position T_past + i: it sees keys 0 ... T_past + i"))
-    return out
+    hint = ("query i is the token at position T_k - T_q + i (the cached keys come first): "
+            "it sees keys 0 ... T_k - T_q + i")
+    return [Case(words, call_with(T_q, T_k), mask_judge(T_q, T_k), hint)
+            for T_q, T_k, words in [(4, 4, "prefill: T_q = T_k = 4"), (1, 6, "decode: T_q = 1 after 5 cached, T_k = 6"),
+                                    (3, 5, "a chunk: T_q = 3 after 2 cached, T_k = 5"),
+                                    (1, 1, "first token: T_q = T_k = 1")]]
 
 
 def _repeat_kv_cases() -> list[Case]:
-    x = torch.arange(2 * 3 * 2 * 1, dtype=torch.float32).view(2, 3, 2, 1)  # heads with distinct values
-    return [make_case("GQA: B=2, H_kv=3, n_rep=2", (x, 2), S.repeat_kv(x, 2),
-                  hint="query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
-            make_case("MHA: n_rep=1 changes nothing", (x, 1), S.repeat_kv(x, 1)),
-            make_case("MQA: H_kv=1, n_rep=4", (x[:, :1], 4), S.repeat_kv(x[:, :1], 4))]
+    x = torch.arange(2 * 3 * 2 * 1, dtype=torch.float32).view(2, 3, 2, 1)  # (B, H_kv, T, d_h): distinct per head
+    return [Case("GQA: B=2, H_kv=3, n_rep=2", call_with(x, 2), head_map_judge(x, 2),
+                 "query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
+            Case("MHA: n_rep=1 changes nothing", call_with(x, 1), head_map_judge(x, 1)),
+            Case("MQA: H_kv=1, n_rep=4", call_with(x[:, :1], 4), head_map_judge(x[:, :1], 4))]
 
 
 # --- 02 · prefill ---------------------------------------------------------------------------------
@@ -66,31 +67,10 @@ def _last_valid_cases() -> list[Case]:
                  "with right padding the last real token is not in the last column: find each row's last 1")]
 
 
-def _positions_judge(mask: torch.Tensor) -> Callable[[Any], str | None]:
-    """Real tokens must get their positions; a padding column may hold any position in [0, T)."""
-    expected = S.prefill_positions(mask)
-
-    def judge(got) -> str | None:
-        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(mask.shape):
-            return same_tensor(expected)(got)  # names the type or the shape
-        if got.is_floating_point() or got.dtype == torch.bool:
-            return FormProblem(tr("positions index the RoPE tables: expected an integer dtype, got {dtype}",
-                                  dtype=got.dtype))
-        real = mask.bool()
-        if not torch.equal(got[real], expected[real]):
-            return tr("at the real tokens expected {expected} (-1: padding), got {got}",
-                      expected=expected.masked_fill(~real, -1).tolist(), got=got.tolist())
-        if bool(((got < 0) | (got >= mask.shape[1]))[~real].any()):
-            return tr("a padding column needs a valid position in [0, {T}), got {got}",
-                      T=mask.shape[1], got=got.tolist())
-        return None
-    return judge
-
-
 def _positions_cases() -> list[Case]:
     m = torch.tensor([[1, 1, 1, 1], [0, 0, 1, 1], [0, 1, 1, 1]])
-    return [Case("no padding (B=1, T=4)", call_with(m[:1]), _positions_judge(m[:1])),
-            Case("left padding: 0, 2 and 1 pads", call_with(m), _positions_judge(m),
+    return [Case("no padding (B=1, T=4)", call_with(m[:1]), positions_judge(m[:1])),
+            Case("left padding: 0, 2 and 1 pads", call_with(m), positions_judge(m),
                  "a row's first real token is position 0, however many pads come before it")]
 
 
@@ -100,72 +80,10 @@ def _cache_update_cases() -> list[Case]:
     k0, v0, k1, v1 = seeded_randn(2, 2, 3, 4, seed=2), seeded_randn(2, 2, 3, 4, seed=3), seeded_randn(2, 2, 1, 4, seed=4), seeded_randn(2, 2, 1, 4, seed=5)
     k2, v2 = seeded_randn(2, 2, 2, 4, seed=6), seeded_randn(2, 2, 2, 4, seed=7)
     hint = "the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"
-    return [Case("from empty: the first 3 positions", call_with(None, None, k0, v0), same_pair(S.cache_update(None, None, k0, v0)),
+    return [Case("from empty: the first 3 positions", call_with(None, None, k0, v0), cache_pair_judge(None, None, k0, v0),
                  "an empty cache (None) simply becomes the new K and V"),
-            Case("T_new = 1 after 3 cached", call_with(k0, v0, k1, v1), same_pair(S.cache_update(k0, v0, k1, v1)), hint),
-            Case("T_new = 2 after 3 cached", call_with(k0, v0, k2, v2), same_pair(S.cache_update(k0, v0, k2, v2)), hint)]
-
-
-@cache
-def _mqa_model():
-    from ..config import ModelConfig
-    from ..model import Decoder
-
-    torch.manual_seed(0)
-    model = Decoder(ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=1, d_model=32, d_ff=64,
-                                max_seq_len=64)).eval()
-    with torch.no_grad():  # weights 10x the init scale: a wrong step moves the logits far beyond TOL
-        for w in model.parameters():
-            if w.dim() == 2:
-                w.mul_(10)
-    return model
-
-
-def _decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
-    """Prefill B=2 prompts, then n_steps greedy steps with the learner's step beside ``decode_step``."""
-    def run(fn):
-        from ..cache import KVCache
-        from ..generate import decode_step, prefill
-
-        ids = torch.randint(1, model.cfg.vocab_size, (2, 6), generator=torch.Generator().manual_seed(8))
-        with torch.inference_mode():
-            ref_logits, ref = prefill(model, ids, cache=KVCache())
-            _, mine = prefill(model, ids, cache=KVCache())
-            worst = []
-            for _ in range(n_steps):
-                tok = ref_logits.argmax(-1)  # (2,)
-                ref_logits = decode_step(model, tok, ref)
-                got = fn(model, tok.clone(), mine)
-                if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(ref_logits.shape):
-                    return got  # the judge names the shape
-                worst.append(float((got.float() - ref_logits.float()).abs().max()))
-        return worst
-    return run
-
-
-def _decode_judge(V: int) -> Callable[[Any], str | None]:
-    def judge(got) -> str | None:
-        if isinstance(got, torch.Tensor):
-            return FormProblem(tr("expected logits of shape [2, {V}], got {shape}", V=V, shape=list(got.shape)))
-        if not isinstance(got, list):
-            return FormProblem(tr("expected a logits tensor, got {type}", type=type(got).__name__))
-        from ..recompute import TOL
-
-        bad = next((i for i, d in enumerate(got) if not d <= TOL), None)
-        return None if bad is None else tr("step {step}: max |your logits - decode_step| = {diff:.3g} > TOL = {tol:g}",
-                                           step=bad + 1, diff=got[bad], tol=TOL)
-    return judge
-
-
-def _decode_step_cases() -> list[Case]:
-    from ..course_model import load_course_model
-
-    course, _ = load_course_model()
-    mqa = _mqa_model()
-    hint = ("the new token's position is the cache length: read it once, before layer 0 appends; "
-            "append k, v with cache.update(layer, k, v) before attending")
-    return [Case("course model (GQA), B=2, 16 steps", _decode_loop(course), _decode_judge(course.cfg.vocab_size), hint),
-            Case("random MQA model, B=2, 16 steps", _decode_loop(mqa), _decode_judge(mqa.cfg.vocab_size), hint)]
+            Case("T_new = 1 after 3 cached", call_with(k0, v0, k1, v1), cache_pair_judge(k0, v0, k1, v1), hint),
+            Case("T_new = 2 after 3 cached", call_with(k0, v0, k2, v2), cache_pair_judge(k0, v0, k2, v2), hint)]
 
 
 # --- 04 · cache sizing ----------------------------------------------------------------------------
@@ -203,20 +121,28 @@ def _top_p_cases() -> list[Case]:
     # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625; every p below is at least 0.05 away from a running total
     logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625]))
     hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
-    return [make_case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", (logits, 0.7), S.top_p(logits, 0.7), hint=hint),
-            make_case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", (logits, 0.8), S.top_p(logits, 0.8), hint=hint),
-            make_case("p=0.3: the top token alone already reaches p", (logits, 0.3), S.top_p(logits, 0.3),
-                  hint="never empty: the most likely token is always kept"),
-            make_case("p=1.0 keeps every token", (logits, 1.0), S.top_p(logits, 1.0))]
+
+    def case(words, p, hint=hint):
+        return Case(words, call_with(logits, p), nucleus_judge(logits, p), hint)
+    return [case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", 0.7),
+            case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", 0.8),
+            case("p=0.3: the top token alone already reaches p", 0.3, "never empty: the most likely token is always kept"),
+            case("p=1.0 keeps every token", 1.0, "")]
 
 
 def _stop_text_cases() -> list[Case]:
-    return [make_case("the stop string spans two tokens", ("我 喜欢 猫 。 他 有", ["猫 。"]), "我 喜欢 ",
-                  hint="search the decoded text for the whole string; it may cover several tokens"),
-            make_case("the later-listed string occurs first", ("she has a dog . it runs", ["runs", "a dog"]), "she has ",
-                  hint="cut at the earliest occurrence of any stop string, whichever is listed first"),
-            make_case("no stop string occurs", ("我 喜欢 猫", ["。"]), None, hint="return None when no stop string occurs"),
-            make_case("the text starts with a stop string", ("。 他", ["。"]), "")]
+    regex = "a stop string is plain text: in a regular expression `.`, `?`, `[` and `(` mean something else"
+
+    def case(words, text, stops, hint=""):
+        return Case(words, call_with(text, stops), stop_judge(text, stops), hint)
+    return [case("the stop string spans two tokens", "我 喜欢 猫 。 他 有", ["猫 。"],
+                 "search the decoded text for the whole string; it may cover several tokens"),
+            case("the later-listed string occurs first", "she has a dog . it runs", ["runs", "a dog"],
+                 "cut at the stop string that occurs first in the text, wherever it is in the list"),
+            case("no stop string occurs", "我 喜欢 猫", ["。"], "return None when no stop string occurs"),
+            case("the text starts with a stop string", "。 他", ["。"]),
+            case("a stop string with a regex character: '...'", "wait ... what", ["..."], regex),
+            case("a stop string with a regex character: '?'", "who is she ? my sister", ["?"], regex)]
 
 
 # --- 06 · metrics ---------------------------------------------------------------------------------
@@ -304,12 +230,12 @@ def _course_model():
 
 def _fix_cases(hint: str) -> Callable[[], list[Case]]:
     return lambda: [_recompute_case("course model, 6 decode steps", _course_model, hint),
-                    _recompute_case("random MQA model, 6 decode steps", _mqa_model, hint)]
+                    _recompute_case("random MQA model, 6 decode steps", mqa_model, hint)]
 
 
 EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("01.causal_mask", "the causal mask with a cache", S.causal_mask, _causal_mask_cases,
-        "row i is the query at position T_past + i"),
+        "query i is at position T_k - T_q + i"),
     Exercise("01.repeat_kv", "K/V heads for every query head", S.repeat_kv, _repeat_kv_cases,
         "query head h reads K/V head h // n_rep"),
     Exercise("02.last_valid_logits", "the logits that pick the first token", S.last_valid_logits, _last_valid_cases,
@@ -318,7 +244,7 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
         "count each row's real tokens"),
     Exercise("03.cache_update", "append to the cache", S.cache_update, _cache_update_cases,
         "concatenate on the time axis"),
-    Exercise("03.decode_step", "one decode step, layer by layer", S.decode_step, _decode_step_cases,
+    Exercise("03.decode_step", "one decode step, layer by layer", S.decode_step, decode_step_cases,
         "the new token's position is the cache length"),
     Exercise("04.kv_bytes_from_config", "cache bytes from a config.json", S.kv_bytes_from_config, _kv_bytes_cases,
         "2 x L x B x H_kv x T x d_h x bytes"),

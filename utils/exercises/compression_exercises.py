@@ -6,7 +6,7 @@ import numbers
 import torch
 
 from ..i18n import tr
-from .judges import Case, Exercise, FormProblem, call_with, make_case, same_tensor
+from .judges import Case, Exercise, FormProblem, call_with, make_case, same_tensor, shown
 
 
 # --- reference solutions (``exercises.show_solution`` prints them) ---------------------------------
@@ -49,7 +49,8 @@ def _same_group(expected: tuple[torch.Tensor, float, float]):
             if number is None:
                 return FormProblem(tr("`{name}`: expected a number, got {type}", name=name, type=type(value).__name__))
             if abs(number - want) > 1e-5 * max(1.0, abs(want)):
-                return tr("`{name}`: expected {expected:.6g}, got {got:.6g}", name=name, expected=want, got=number)
+                want_text, got_text = shown(want, number)
+                return tr("`{name}`: expected {expected}, got {got}", name=name, expected=want_text, got=got_text)
         problem = codes_judge(got[0])
         return None if problem is None else type(problem)(tr("`codes`: {problem}", problem=problem))
     return judge

@@ -1,5 +1,6 @@
 """What the exercise checkers share: a case, an exercise, and the judges that compare a learner's
-result with the reference and say, in one line, what was expected and what came back."""
+result with the reference and say, in one line, what was expected and what came back (numbers through
+``fmt``, the one formatting helper: rounded, with just enough digits to tell expected from got)."""
 from __future__ import annotations
 
 import math
@@ -33,12 +34,84 @@ class FormProblem(str):
     """A problem of form (type, shape, dtype), not of the idea: ``check`` answers it with the form hint."""
 
 
-def _fmt(x) -> str:
+class Diagnosis(str):
+    """A wrong answer whose mistake the judge recognised: ``check`` shows ``hint`` (about that mistake)
+    instead of the exercise's hint. Make one with ``diagnosis(message, hint)``, both in the current language."""
+
+    hint = ""
+
+
+def diagnosis(message: str, hint: str) -> Diagnosis:
+    found = Diagnosis(message)
+    found.hint = hint
+    return found
+
+
+def relabel(problem: str, text: str) -> str:
+    """``text`` (a problem said another way) of the same kind as ``problem``: a form problem stays one,
+    a diagnosis keeps its hint."""
+    out = type(problem)(text)
+    if isinstance(problem, Diagnosis):
+        out.hint = problem.hint
+    return out
+
+
+# --- how values read in a message: the one formatting helper ---------------------------------------
+
+_DIGITS = (4, 6, 9, 12, 17)  # significant digits tried in turn: the fewest that tell expected from got
+
+
+def _float(x: float, digits: int) -> str:
+    text = f"{x:.{digits}g}"
+    return text if any(c in text for c in ".enai") else text + ".0"  # 2.0 still reads as a float
+
+
+def _flat(x) -> list:
     if isinstance(x, torch.Tensor):
-        if x.numel() <= 24:
-            return f"{(x.double() * 1000).round().div(1000).tolist() if x.is_floating_point() else x.tolist()}"
-        return tr("a {shape} {dtype} tensor", shape=list(x.shape), dtype=str(x.dtype).replace('torch.', ''))
-    return repr(x)
+        return x.flatten().tolist() if x.numel() <= 24 else []
+    if isinstance(x, (tuple, list)):
+        return [n for item in x for n in _flat(item)]
+    number = plain_number(x)[0]
+    return [number] if isinstance(number, float) else []
+
+
+def _digits(expected, got) -> int:
+    pairs = list(zip(_flat(expected), _flat(got)))
+    for digits in _DIGITS:
+        if all(a == b or _float(a, digits) != _float(b, digits) for a, b in pairs
+               if isinstance(a, float) and isinstance(b, float)):
+            return digits
+    return _DIGITS[-1]
+
+
+def fmt(x, digits: int = _DIGITS[0]) -> str:
+    """``x`` as a message shows it: floats to ``digits`` significant digits (0.3, not 0.3000000000000007),
+    a tensor of up to 24 numbers as nested lists, a bigger one by its shape and dtype, strings quoted."""
+    if isinstance(x, torch.Tensor):
+        if x.dim() == 0:
+            return fmt(x.item(), digits)
+        if x.numel() > 24:
+            return tr("a {shape} {dtype} tensor", shape=list(x.shape), dtype=str(x.dtype).replace("torch.", ""))
+        return fmt(x.tolist(), digits) if x.is_floating_point() else str(x.tolist())
+    if isinstance(x, list):
+        return "[" + ", ".join(fmt(v, digits) for v in x) + "]"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(fmt(v, digits) for v in x) + ("," if len(x) == 1 else "") + ")"
+    number = plain_number(x)[0]
+    if isinstance(number, float):
+        return _float(number, digits)
+    return repr(number)
+
+
+def shown(expected, got) -> tuple[str, str]:
+    """``expected`` and ``got`` formatted alike, with just enough digits to tell them apart."""
+    digits = _digits(expected, got)
+    return fmt(expected, digits), fmt(got, digits)
+
+
+def expected_got(expected, got) -> str:
+    want, have = shown(expected, got)
+    return tr("expected {expected}, got {got}", expected=want, got=have)
 
 
 def same_tensor(expected: torch.Tensor, atol: float = 0.0) -> Callable[[Any], str | None]:
@@ -56,7 +129,7 @@ def same_tensor(expected: torch.Tensor, atol: float = 0.0) -> Callable[[Any], st
         if bool(close.all()) and bool(same_inf.all()):
             return None
         if expected.numel() <= 24:
-            return tr("expected {expected}, got {got}", expected=_fmt(expected), got=_fmt(got))
+            return expected_got(expected, got)
         return tr("{bad} of {n} values differ (max |diff| {diff:.3g})", bad=int((~close).sum()), n=expected.numel(),
                   diff=float((a - b).abs().nan_to_num(math.inf).max()))
     return judge
@@ -82,35 +155,31 @@ def same_value(expected, rel: float = 1e-9) -> Callable[[Any], str | None]:
     def judge(got) -> str | None:
         if isinstance(expected, tuple):
             if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-                return FormProblem(tr("expected {n} values {expected!r}, got {got!r}",
-                                      n=len(expected), expected=expected, got=got))
+                return FormProblem(tr("expected {n} values {expected}, got {got}",
+                                      n=len(expected), expected=fmt(expected), got=fmt(got)))
             problems = [same_value(e, rel)(g) for e, g in zip(expected, got)]
             first = next((p for p in problems if p), None)
             if first is None:
                 return None
-            shown = tuple(plain_number(g)[0] for g in got)
-            return first if is_form_problem(first) else _expected_got(expected, shown)
+            numbers_got = tuple(plain_number(g)[0] for g in got)
+            return first if is_form_problem(first) else expected_got(expected, numbers_got)
         got, precision = plain_number(got)
         if expected is None:
-            return None if got is None else tr("expected None, got {got!r}", got=got)
+            return None if got is None else tr("expected None, got {got}", got=fmt(got))
         if isinstance(expected, float):
             number = isinstance(got, (int, float)) and not isinstance(got, bool)
             ok = number and (math.isclose(got, expected, rel_tol=max(rel, precision))
                              or (math.isnan(expected) and math.isnan(got)))
-            return None if ok else tr("expected {expected:.6g}, got {got!r}", expected=expected, got=got)
+            return None if ok else expected_got(expected, got)
         if isinstance(expected, int) and not isinstance(expected, bool):
             if isinstance(got, numbers.Integral) and not isinstance(got, bool):  # numpy ints are fine
-                return None if int(got) == expected else _expected_got(expected, int(got))
+                return None if int(got) == expected else expected_got(expected, int(got))
             if isinstance(got, numbers.Real) and got == expected:
                 return FormProblem(tr("right value, but an int is expected (got {type}: use // to stay in integers)",
                                       type=type(got).__name__))
-            return _expected_got(expected, got)
-        return None if (type(got) is type(expected) and got == expected) else _expected_got(expected, got)
+            return expected_got(expected, got)
+        return None if (type(got) is type(expected) and got == expected) else expected_got(expected, got)
     return judge
-
-
-def _expected_got(expected, got) -> str:
-    return tr("expected {expected!r}, got {got!r}", expected=expected, got=got)
 
 
 # Problems of form (type, shape, dtype): the idea hint would mislead, so ``check`` gives none for them.
@@ -148,7 +217,7 @@ def _of(tensor: str, problem: str | None) -> str | None:
     """``problem`` named after the tensor it is about ("K: ..."), still a form problem if it was one."""
     if problem is None:
         return None
-    return type(problem)(tr("{tensor}: {problem}", tensor=tensor, problem=problem))
+    return relabel(problem, tr("{tensor}: {problem}", tensor=tensor, problem=problem))
 
 
 def seeded_randn(*shape, seed=0) -> torch.Tensor:

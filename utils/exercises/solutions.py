@@ -13,13 +13,15 @@ import torch
 from ..attention import apply_rope, attention
 
 
-def causal_mask(T_new: int, T_past: int) -> torch.Tensor:
-    """Boolean mask [T_new, T_past + T_new], True = may attend.
+def causal_mask(T_q: int, T_k: int) -> torch.Tensor:
+    """Boolean mask [T_q, T_k], True = may attend: T_q new queries after T_k - T_q cached keys.
 
-    New row i is the token at position T_past + i: it sees keys 0 ... T_past + i.
+    Query i is the token at position T_k - T_q + i (the cached keys come first): it sees keys
+    0 ... T_k - T_q + i. Prefill is T_q = T_k; a decode step is T_q = 1.
     """
-    q_pos = torch.arange(T_new)[:, None] + T_past  # (T_new, 1): absolute positions of the new queries
-    k_pos = torch.arange(T_past + T_new)[None, :]  # (1, T_past + T_new)
+    offset = T_k - T_q  # keys already in the cache, before the first new query
+    q_pos = torch.arange(T_q)[:, None] + offset  # (T_q, 1): absolute positions of the new queries
+    k_pos = torch.arange(T_k)[None, :]  # (1, T_k)
     return k_pos <= q_pos
 
 

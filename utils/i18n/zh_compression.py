@@ -96,7 +96,7 @@ MESSAGES: dict[str, str] = {
     # --- exercises/compression_exercises.py --------------------------------------------------------------
     "expected 3 values (`codes`, `scale`, `lo`), got {type}": "应返回 3 个值（`codes`、`scale`、`lo`），实际是 `{type}`",
     "`{name}`: expected a number, got {type}": "`{name}`：应为一个数，实际是 `{type}`",
-    "`{name}`: expected {expected:.6g}, got {got:.6g}": "`{name}`：应为 {expected:.6g}，实际是 {got:.6g}",
+    "`{name}`: expected {expected}, got {got}": "`{name}`：应为 {expected}，实际是 {got}",
     "`codes`: {problem}": "`codes`：{problem}",
     # 13.quantize_group
     "`scale = (max - min) / (2**bits - 1)`; `code = round((x - min) / scale)`":

@@ -22,14 +22,13 @@ MESSAGES: dict[str, str] = {
     "expected shape {expected}, got {got}": "形状应为 {expected}，实际是 {got}",
     "expected a bool tensor, got dtype {dtype}": "应返回 bool 张量，实际的 dtype 是 {dtype}",
     "expected {expected}, got {got}": "应为 {expected}，实际是 {got}",
-    "expected {expected!r}, got {got!r}": "应为 {expected!r}，实际是 {got!r}",
-    "expected {expected:.6g}, got {got!r}": "应为 {expected:.6g}，实际是 {got!r}",
-    "expected None, got {got!r}": "应为 None，实际是 {got!r}",
-    "expected {n} values {expected!r}, got {got!r}": "应返回 {n} 个值 {expected!r}，实际是 {got!r}",
+    "expected None, got {got}": "应为 None，实际是 {got}",
+    "expected {n} values {expected}, got {got}": "应返回 {n} 个值 {expected}，实际是 {got}",
     "{bad} of {n} values differ (max |diff| {diff:.3g})": "{n} 个值里有 {bad} 个不对（max |diff| {diff:.3g}）",
     "right value, but an int is expected (got {type}: use // to stay in integers)":
         "数值对了，但应返回 `int`（实际是 `{type}`：用 // 保持整数运算）",
     "expected a pair (K, V), got {type}": "应返回一对 (K, V)，实际是 `{type}`",
+    "expected a str or None, got {type}": "应返回 `str` 或 None，实际是 `{type}`",
     "{tensor}: {problem}": "{tensor}：{problem}",
 
     # --- utils/exercises/catalogue.py: the exercises' own judges ---------------------------------
@@ -41,8 +40,8 @@ MESSAGES: dict[str, str] = {
         "位置要用来索引 RoPE 表：dtype 应为整数类型，实际是 {dtype}",
     "at the real tokens expected {expected} (-1: padding), got {got}":
         "真实 token 处应为 {expected}（-1 表示填充），实际是 {got}",
-    "a padding column needs a valid position in [0, {T}), got {got}":
-        "填充列也需要 [0, {T}) 内的有效位置，实际是 {got}",
+    "your real tokens are numbered right; the padding columns hold {bad}, outside [0, {T}): {got}":
+        "真实 token 的编号都对了；但填充列里是 {bad}，不在 [0, {T}) 之内：{got}",
     "expected logits of shape [2, {V}], got {shape}": "logits 的形状应为 [2, {V}]，实际是 {shape}",
     "expected a logits tensor, got {type}": "应返回 logits 张量，实际是 `{type}`",
     "step {step}: max |your logits - decode_step| = {diff:.3g} > TOL = {tol:g}":
@@ -56,13 +55,13 @@ MESSAGES: dict[str, str] = {
 
     # --- the cases (what the learner reads next to ✓ or ✗) and the hints, by exercise -------------
     # 01.causal_mask
-    "prefill: T_new=4, T_past=0": "预填充（T_new=4，T_past=0）",
-    "decode: T_new=1, T_past=5": "解码（T_new=1，T_past=5）",
-    "a chunk: T_new=3, T_past=2": "分块（T_new=3，T_past=2）",
-    "first token: T_new=1, T_past=0": "第一个 token（T_new=1，T_past=0）",
-    "new row i is the token at position T_past + i: it sees keys 0 ... T_past + i":
-        "第 i 行是位置 T_past + i 上的新 token：它能看到键 0 … T_past + i",
-    "row i is the query at position T_past + i": "第 i 行是位置 T_past + i 上的查询",
+    "prefill: T_q = T_k = 4": "预填充（T_q = T_k = 4）",
+    "decode: T_q = 1 after 5 cached, T_k = 6": "解码（已缓存 5 个，T_q = 1，T_k = 6）",
+    "a chunk: T_q = 3 after 2 cached, T_k = 5": "分块（已缓存 2 个，T_q = 3，T_k = 5）",
+    "first token: T_q = T_k = 1": "第一个 token（T_q = T_k = 1）",
+    "query i is the token at position T_k - T_q + i (the cached keys come first): it sees keys 0 ... T_k - T_q + i":
+        "查询 i 是位置 T_k - T_q + i 上的 token（缓存的键排在前面）：它能看到键 0 … T_k - T_q + i",
+    "query i is at position T_k - T_q + i": "查询 i 在位置 T_k - T_q + i",
     # 01.repeat_kv
     "GQA: B=2, H_kv=3, n_rep=2": "GQA（B=2，H_kv=3，n_rep=2）",
     "MHA: n_rep=1 changes nothing": "MHA（n_rep=1，什么都不变）",
@@ -93,10 +92,6 @@ MESSAGES: dict[str, str] = {
     # 03.decode_step
     "course model (GQA), B=2, 16 steps": "课程模型（GQA），B=2，16 步",
     "random MQA model, B=2, 16 steps": "随机 MQA 模型，B=2，16 步",
-    "the new token's position is the cache length: read it once, before layer 0 appends; "
-    "append k, v with cache.update(layer, k, v) before attending":
-        "新 token 的位置就是缓存长度：在第 0 层追加之前读一次；每层先用 `cache.update(layer, k, v)` 追加 k、v，"
-        "再做注意力",
     "the new token's position is the cache length": "新 token 的位置就是缓存长度",
     # 04.kv_bytes_from_config
     "Llama-3-8B (GQA), T=4096, B=1, float16": "Llama-3-8B（GQA），T=4096，B=1，float16",
@@ -131,8 +126,12 @@ MESSAGES: dict[str, str] = {
     "the text starts with a stop string": "文本以停止字符串开头",
     "search the decoded text for the whole string; it may cover several tokens":
         "在解码出的文本里查找整个字符串；它可能横跨好几个 token",
-    "cut at the earliest occurrence of any stop string, whichever is listed first":
-        "在所有停止字符串中最早出现的位置截断，与它们在列表里的先后无关",
+    "cut at the stop string that occurs first in the text, wherever it is in the list":
+        "在文本中最先出现的停止字符串处截断，不管它在列表里排第几",
+    "a stop string with a regex character: '...'": "停止字符串里有正则表达式的特殊字符：'...'",
+    "a stop string with a regex character: '?'": "停止字符串里有正则表达式的特殊字符：'?'",
+    "a stop string is plain text: in a regular expression `.`, `?`, `[` and `(` mean something else":
+        "停止字符串是普通文本：在正则表达式里，`.`、`?`、`[` 和 `(` 另有含义",
     "return None when no stop string occurs": "没有出现停止字符串时返回 None",
     "the earliest stop string wins": "以最早出现的停止字符串为准",
     # 06.ttft_tpot
@@ -312,3 +311,10 @@ MESSAGES: dict[str, str] = {
     "BUG: row i keeps old beam i": "BUG：第 i 行还是旧的第 i 个束",
     "FIX: cache.reorder(parents)": "修复：`cache.reorder(parents)`",
 }
+
+# The judges' diagnoses (utils/exercises/mistakes.py, decode_exercise.py) sit in their own part, to keep this one short.
+from .zh_exercise_mistakes import MESSAGES as _MISTAKES  # noqa: E402
+
+if set(_MISTAKES) & set(MESSAGES):
+    raise ValueError(f"zh_exercise_mistakes repeats keys of zh_exercises: {sorted(set(_MISTAKES) & set(MESSAGES))}")
+MESSAGES.update(_MISTAKES)

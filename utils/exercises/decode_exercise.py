@@ -1,0 +1,225 @@
+"""03.decode_step: the learner's decode step runs beside ``decode_step`` for 16 steps; where they part, the
+judge names the mistake.
+
+At the first step whose logits differ, the reference step is run again from the same cache with one
+mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity), one
+too low, one too high or read after layer 0 appended; the final norm, a layer norm, a residual or the RoPE of
+q or k left out; every layer reading layer 0's cache.
+The variant that gives the learner's logits is the mistake, and the check says so, with a hint about it.
+Logits that are right over a cache that did not grow by one (the new K/V never appended, or twice) are
+named too. A step that matches no variant gets the difference and the contract's checklist.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Callable
+
+import torch
+
+from ..attention import apply_rope, attention
+from ..i18n import tr
+from .judges import Case, FormProblem, diagnosis
+
+
+@cache
+def mqa_model():
+    """A random MQA model (H_kv = 1) whose weights are 10x the init scale: a wrong step moves the logits far
+    beyond TOL."""
+    from ..config import ModelConfig
+    from ..model import Decoder
+
+    torch.manual_seed(0)
+    model = Decoder(ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=1, d_model=32, d_ff=64,
+                                max_seq_len=64)).eval()
+    with torch.no_grad():
+        for w in model.parameters():
+            if w.dim() == 2:
+                w.mul_(10)
+    return model
+
+
+def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, pos_zero: bool = False,
+                 pos_per_layer: bool = False, final_norm: bool = True, input_norm: bool = True,
+                 post_norm: bool = True, attn_residual: bool = True, mlp_residual: bool = True,
+                 normed_residual: bool = False, rope_q: bool = True, rope_k: bool = True,
+                 layer0: bool = False) -> torch.Tensor:
+    """``solutions.decode_step`` with the mistakes the flags switch on (all off: the reference); logits [B, V]."""
+    cfg, B = model.cfg, token_ids.shape[0]
+    x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
+    pos = 0 if pos_zero else cache.seq_len + pos_shift
+    for i, layer in enumerate(model.layers):
+        attn = layer.self_attn
+        if pos_per_layer:
+            pos = cache.seq_len  # read in the loop: from layer 1 on, layer 0's append is counted
+        cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]  # (1, d_h)
+        h = layer.input_layernorm(x) if input_norm else x
+        q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)  # (B, H, 1, d_h)
+        k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
+        v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
+        q = apply_rope(q, cos, sin) if rope_q else q
+        k = apply_rope(k, cos, sin) if rope_k else k
+        K, V = cache.update(i, k, v)  # (B, H_kv, T + 1, d_h)
+        if layer0:
+            K, V = cache.layer_kv(0)
+        out = attn.o_proj(attention(q, K, V).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        x = (h if normed_residual else x) + out if attn_residual else out
+        h = layer.post_attention_layernorm(x) if post_norm else x
+        x = (h if normed_residual else x) + layer.mlp(h) if mlp_residual else layer.mlp(h)
+    return model.lm_head(model.norm(x) if final_norm else x)[:, -1]  # (B, V)
+
+
+def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
+    """(flags, what the learner's step did, the hint): built at check time, in the current language."""
+    return [  # at position 0 RoPE is the identity: a step without RoPE is the position-0 step, one diagnosis for both
+        (dict(pos_zero=True), tr("step {step}: your new token was rotated as if at position 0 (or not rotated at all, "
+                                 "which is the same); it sits at position {pos}, the number of positions cached",
+                                 step=step, pos=pos),
+         tr("rotate q and k at the new token's position, the number of positions already cached: "
+            "`pos = cache.seq_len`, read once before layer 0 appends, then `apply_rope` with "
+            "`model.rope_cos[pos : pos + 1]` and `model.rope_sin[pos : pos + 1]`")),
+        (dict(pos_shift=-1), tr("step {step}: your logits are the new token's at position {wrong}, one before its own "
+                                "({pos})", step=step, wrong=pos - 1, pos=pos),
+         tr("positions count from 0: the T cached tokens hold positions 0 ... T - 1, so the new one is at "
+            "T = `cache.seq_len` (no - 1)")),
+        (dict(pos_shift=1), tr("step {step}: your logits are the new token's at position {wrong}, one past its own "
+                               "({pos})", step=step, wrong=pos + 1, pos=pos),
+         tr("the new token is at `cache.seq_len` as it is before this step (no + 1)")),
+        (dict(pos_per_layer=True), tr("step {step}: from layer 1 on, your new token sits at position {wrong}, not "
+                                      "{pos}: cache.seq_len grew when layer 0 appended", step=step, wrong=pos + 1,
+                                      pos=pos),
+         tr("read `pos = cache.seq_len` once, before the loop over the layers: layer 0's `cache.update` makes it "
+            "one more")),
+        (dict(final_norm=False), tr("step {step}: your logits are those of the step without the final `model.norm`",
+                                    step=step),
+         tr("after the last layer the stream is normalised once more: `model.lm_head(model.norm(x))`")),
+        (dict(attn_residual=False), tr("step {step}: your logits are those of the step without the residual around "
+                                       "attention", step=step),
+         tr("add the attention output to the stream: `x = x + self_attn.o_proj(...)`, "
+            "not `x = self_attn.o_proj(...)`")),
+        (dict(mlp_residual=False), tr("step {step}: your logits are those of the step without the residual around "
+                                      "the MLP", step=step),
+         tr("add the MLP output to the stream: `x = x + mlp(post_attention_layernorm(x))`")),
+        (dict(normed_residual=True), tr("step {step}: your residuals add to the normalised h, not to x", step=step),
+         tr("the residual stream is x: the norm's output h feeds the projections (or the MLP), then "
+            "`x = x + ...`")),
+        (dict(input_norm=False), tr("step {step}: your logits are those of the step without `input_layernorm`",
+                                    step=step),
+         tr("each layer normalises x before q, k and v: `h = layer.input_layernorm(x)`")),
+        (dict(post_norm=False), tr("step {step}: your logits are those of the step without "
+                                   "`post_attention_layernorm`", step=step),
+         tr("the MLP reads `layer.post_attention_layernorm(x)`, not x")),
+        (dict(rope_k=False), tr("step {step}: your new k was not rotated (RoPE on q only)", step=step),
+         tr("rotate k as well as q, before `cache.update`: the cache holds rotated keys")),
+        (dict(rope_q=False), tr("step {step}: your q was not rotated (RoPE on k only)", step=step),
+         tr("rotate q as well as k: the scores compare rotated queries with rotated keys")),
+        (dict(layer0=True), tr("step {step}: every layer attended over layer 0's keys and values", step=step),
+         tr("each layer has its own entry in the cache: attend over what `cache.update(i, k, v)` returns for that "
+            "layer's index i")),
+    ]
+
+
+def _snapshot(kv):
+    """A KVCache holding what ``kv`` holds (the tensors are shared: ``update`` concatenates into new ones)."""
+    from ..cache import KVCache
+
+    copy = KVCache()
+    copy.k, copy.v = list(kv.k), list(kv.v)
+    return copy
+
+
+def _lengths(kv) -> list[int]:
+    return [t.shape[2] for t in kv.k]
+
+
+def _diagnose(model, tok: torch.Tensor, before, got: torch.Tensor, step: int):
+    """The mistake whose step gives ``got`` from the cache as it was (``before``), or None."""
+    from ..recompute import TOL
+
+    with torch.inference_mode():
+        for flags, message, hint in _variants(step, before.seq_len):
+            try:
+                wrong = variant_step(model, tok, _snapshot(before), **flags)
+            except Exception:  # noqa: BLE001 - a variant that cannot run here is not the mistake
+                continue
+            if float((got.float() - wrong.float()).abs().max()) <= TOL:
+                return diagnosis(message, hint)
+    return None
+
+
+def _cache_length(step: int, got: list[int], want: list[int]):
+    shown = got[0] if len(set(got)) == 1 and len(got) == len(want) else got
+    return diagnosis(tr("step {step}: afterwards the cache holds {got} positions per layer, expected {want}",
+                        step=step, got=shown, want=want[0]),
+                     tr("append the new k, v with `cache.update(layer_index, k, v)` exactly once in every layer: the "
+                        "next step reads them"))
+
+
+@dataclass
+class DecodeRun:
+    """What the 16 steps gave: the worst |logit difference| of each step run, and the mistake if one was found."""
+    worst: list[float]
+    problem: str | None = None
+
+
+def decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
+    """Prefill B=2 prompts, then n_steps greedy steps with the learner's step beside ``decode_step``."""
+    def run(fn):
+        from ..cache import KVCache
+        from ..generate import decode_step, prefill
+        from ..recompute import TOL
+
+        ids = torch.randint(1, model.cfg.vocab_size, (2, 6), generator=torch.Generator().manual_seed(8))
+        with torch.inference_mode():
+            ref_logits, ref = prefill(model, ids, cache=KVCache())
+            _, mine = prefill(model, ids, cache=KVCache())
+        worst = []
+        for step in range(1, n_steps + 1):
+            tok = ref_logits.argmax(-1)  # (2,)
+            before = _snapshot(mine)
+            with torch.inference_mode():
+                ref_logits = decode_step(model, tok, ref)
+                got = fn(model, tok.clone(), mine)
+            if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(ref_logits.shape):
+                return got  # the judge names the shape
+            worst.append(float((got.float() - ref_logits.float()).abs().max()))
+            lengths_right = _lengths(mine) == _lengths(ref)
+            if not worst[-1] <= TOL:
+                found = _diagnose(model, tok, before, got, step)
+                if found is None and not lengths_right:
+                    found = _cache_length(step, _lengths(mine), _lengths(ref))
+                return DecodeRun(worst, found)
+            if not lengths_right:
+                return DecodeRun(worst, _cache_length(step, _lengths(mine), _lengths(ref)))
+        return DecodeRun(worst)
+    return run
+
+
+def decode_judge(V: int) -> Callable[[Any], str | None]:
+    def judge(got) -> str | None:
+        if isinstance(got, torch.Tensor):
+            return FormProblem(tr("expected logits of shape [2, {V}], got {shape}", V=V, shape=list(got.shape)))
+        if not isinstance(got, DecodeRun):
+            return FormProblem(tr("expected a logits tensor, got {type}", type=type(got).__name__))
+        from ..recompute import TOL
+
+        if got.problem is not None:
+            return got.problem
+        bad = next((i for i, d in enumerate(got.worst) if not d <= TOL), None)
+        return None if bad is None else tr("step {step}: max |your logits - decode_step| = {diff:.3g} > TOL = {tol:g}",
+                                           step=bad + 1, diff=got.worst[bad], tol=TOL)
+    return judge
+
+
+CHECKLIST = ("go through the contract line by line: the position (`cache.seq_len`, read once), RoPE on q and k "
+             "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`")
+
+
+def decode_step_cases() -> list[Case]:
+    from ..course_model import load_course_model
+
+    course, _ = load_course_model()
+    mqa = mqa_model()
+    return [Case("course model (GQA), B=2, 16 steps", decode_loop(course), decode_judge(course.cfg.vocab_size),
+                 CHECKLIST),
+            Case("random MQA model, B=2, 16 steps", decode_loop(mqa), decode_judge(mqa.cfg.vocab_size), CHECKLIST)]
