@@ -39,3 +39,23 @@ def test_rmsnorm_does_not_overflow_in_float16():
     out = norm(x)
     assert out.dtype == torch.float16 and torch.isfinite(out).all()
     torch.testing.assert_close(out.float(), torch.ones(1, 8), atol=1e-3, rtol=0)
+
+
+def test_repeat_kv_copies_while_grouped_queries_and_sdpa_read_the_heads_in_place():
+    """What notebook 01 says of the GQA copy: repeat_kv writes a new tensor n_rep times the stored one, and the
+    decode step's grouped queries (model.py, T == 1) and SDPA's enable_gqa give the same output without it."""
+    import torch.nn.functional as F
+
+    from utils.attention import attention, repeat_kv
+
+    g = torch.Generator().manual_seed(0)
+    B, H, H_kv, S, d_h = 2, 8, 2, 5, 16
+    q = torch.randn(B, H, 1, d_h, generator=g)  # one decode step
+    k, v = torch.randn(B, H_kv, S, d_h, generator=g), torch.randn(B, H_kv, S, d_h, generator=g)
+    k_rep = repeat_kv(k, H // H_kv)
+    assert k_rep.untyped_storage().nbytes() == (H // H_kv) * k.untyped_storage().nbytes()
+    assert k_rep.data_ptr() != k.data_ptr() and repeat_kv(k, 1) is k  # MHA: nothing copied
+    reference = attention(q, k, v)  # (B, H, 1, d_h), through repeat_kv
+    grouped = F.scaled_dot_product_attention(q.reshape(B, H_kv, H // H_kv, d_h), k, v)  # (B, H_kv, n_rep, d_h)
+    torch.testing.assert_close(grouped.reshape(B, H, 1, d_h), reference, atol=1e-6, rtol=0)
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, enable_gqa=True), reference, atol=1e-6, rtol=0)

@@ -101,8 +101,14 @@ class RopeTables(NamedTuple):
 def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     """Expand ``[B, H_kv, T, d_h]`` to ``[B, H_kv * n_rep, T, d_h]`` for GQA/MQA.
 
-    Query head h reads K/V head ``h // n_rep``. The cache stores only the H_kv heads; the
-    expansion happens after reading it, so it costs compute, not cache memory.
+    Query head h reads K/V head ``h // n_rep``. The cache stores only the H_kv heads; this
+    expansion happens after reading it, so the cache never grows. The copy is still real: for
+    ``n_rep > 1`` the result is a new tensor ``n_rep`` times the size of ``x``, allocated and
+    written at every call (transient memory and memory traffic). That is why fast paths skip it:
+    FlashAttention and SDPA's fused kernels with ``enable_gqa=True`` read each shared head in
+    place (SDPA's plain math fallback still copies), and the course model's decode step
+    (``model.py``, T == 1) stacks a group's query heads as queries of one K/V head instead.
+    This readable version is what ``attention`` uses.
     """
     if n_rep == 1:
         return x

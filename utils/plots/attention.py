@@ -1,12 +1,16 @@
 """Figures of notebook 01 (the attention block): masks, weights, head groups, softmax saturation, RoPE."""
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
 from ..i18n import tr
-from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, new_figure
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, new_figure, token_label
+
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # Chinese characters and punctuation
 
 
 def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
@@ -33,15 +37,36 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
     ax.set_title(tr("Causal mask") if title is None else title)
 
 
-def plot_weights(ax, weights, title: str | None = None):
-    """Heatmap of attention weights ``[T_q, T_k]`` (each row sums to 1); returns the image for a colorbar."""
+def token_ticks(ax, tokens) -> None:
+    """Label the rows and columns of a ``[T, T]`` heatmap with its tokens (``token_label``).
+
+    Column labels stand on end (rotated 90°) unless they are all Chinese: a Chinese token is one or
+    two characters wide and reads best as written, while "<BOS>" or "cats" would collide side by side.
+    """
+    labels = [token_label(t) for t in tokens]
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_yticks(range(len(labels)), labels)
+    for text, label in zip(ax.get_xticklabels(), labels):
+        text.set_rotation(0 if _CJK.sub("", label) == "" else 90)
+
+
+def plot_weights(ax, weights, title: str | None = None, tokens=None):
+    """Heatmap of attention weights ``[T_q, T_k]`` (each row sums to 1); returns the image for a colorbar.
+
+    ``tokens``: the T words of a square ``[T, T]`` map, written on both axes (``token_ticks``);
+    without them the axes show token indices."""
     w = np.asarray(weights, dtype=float)
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     T_q, T_k = w.shape
-    ax.set_xticks(range(0, T_k, max(1, T_k // 8)))
-    ax.set_yticks(range(0, T_q, max(1, T_q // 8)))
-    ax.set_xlabel(tr("key position j (token index)"))
-    ax.set_ylabel(tr("query position i (token index)"))
+    if tokens is None:
+        ax.set_xticks(range(0, T_k, max(1, T_k // 8)))
+        ax.set_yticks(range(0, T_q, max(1, T_q // 8)))
+        ax.set_xlabel(tr("key position j (token index)"))
+        ax.set_ylabel(tr("query position i (token index)"))
+    else:
+        token_ticks(ax, tokens)
+        ax.set_xlabel(tr("key j (its token)"))
+        ax.set_ylabel(tr("query i (its token)"))
     ax.set_title(tr("Attention weights (one head)") if title is None else title)
     ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=tr("weight (row sums to 1)"))
     return im
@@ -49,10 +74,12 @@ def plot_weights(ax, weights, title: str | None = None):
 
 def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
     """Which K/V head each query head reads: query head h uses K/V head ``h // (H // H_kv)``."""
+    if H_kv < 1 or H % H_kv:
+        raise ValueError(f"H_kv must divide H (every K/V head serves the same number of query heads), got H={H}, H_kv={H_kv}")
     n_rep = H // H_kv
     cmap = plt.get_cmap("tab10" if H_kv <= 10 else "tab20")
     qx = np.linspace(0, 1, H) if H > 1 else np.array([0.5])
-    kx = np.linspace(0, 1, H_kv) if H_kv > 1 else np.array([0.5])
+    kx = qx.reshape(H_kv, n_rep).mean(axis=1)  # (H_kv,): each K/V head under the middle of its group
     size = max(30, 500 / max(H, 1))
     for h in range(H):
         j = h // n_rep
@@ -126,33 +153,44 @@ def plot_softmax_saturation(d_h_values, max_weight: dict, entropy: dict, n_keys:
     return fig
 
 
-def plot_rope_frequencies(theta, n_positions: int, title: str | None = None):
-    """Two panels for the speeds ``theta`` ``[d_h/2]`` (radians per position) of the pairs of one head.
+def plot_rope_frequencies(theta, n_positions: int, title: str | None = None, window: int = 32):
+    """Three panels for the speeds ``theta`` ``[d_h/2]`` (radians per position) of the pairs of one head.
 
-    Left: the rotation per position of each pair i (degrees, log scale). Right: cos(p·θ_i) for
-    positions p = 0 .. n_positions-1, one row per pair: fast pairs cycle, slow pairs barely move.
-    Returns the figure.
+    Left: the rotation per position of each pair i (degrees, log scale). Middle: cos(p·θ_i) over the
+    first ``window`` positions, one row per pair, where the fast pairs' turns are wide enough to see.
+    Right: the same over the whole context, p = 0 .. n_positions-1, for the pairs that turn at most
+    ``n_positions / 16`` times in it; a faster pair would alias there (a few pixels per turn), so its
+    row is left blank and the middle panel shows it. Returns the figure.
     """
     theta = np.asarray(theta, dtype=float)  # (d_h/2,)
     half = len(theta)
     pairs = np.arange(half)
-    fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.6)
+    fig, (ax1, ax2, ax3) = new_figure(ncols=3, width=4.0, height=3.6)
     ax1.semilogy(pairs, np.degrees(theta), "o-", color=COLORS["K"])
     ax1.axhline(360 / n_positions, color=COLORS["mask"], linestyle="--", linewidth=1)
     ax1.text(pairs[-1], 360 / n_positions, tr("one turn in {n_positions} positions ", n_positions=n_positions),
              ha="right", va="bottom", fontsize=SMALL_SIZE, color=COLORS["mask"])
     step = max(1, half // 8)
-    ax1.set_xticks(pairs[::step], [f"{i}\n({i}, {i + half})" for i in pairs[::step]], fontsize=SMALL_SIZE)
+    every = max(1, half // 4)  # fewer labels on the x axis: each one names its two dimensions
+    ax1.set_xticks(pairs[::every], [f"{i}\n({i}, {i + half})" for i in pairs[::every]], fontsize=SMALL_SIZE)
     ax1.set_xlabel(tr("pair i (its dimensions: i and i + d_h/2)"))
     ax1.set_ylabel(tr("θ_i (degrees per position, log)"))
     ax1.set_title(tr("θ_i = base^(−2i/d_h), shown in degrees"))
-    angles = np.outer(theta, np.arange(n_positions))  # (d_h/2, n_positions): p·θ_i
-    im = ax2.imshow(np.cos(angles), aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-    ax2.set_yticks(pairs[::step])
-    ax2.set_xlabel(tr("position p (token index)"))
-    ax2.set_ylabel(tr("pair i"))
-    ax2.set_title(tr("cos(p·θ_i): the angle of each pair"))
-    fig.colorbar(im, ax=ax2, fraction=0.046, pad=0.04, label=tr("cos of the angle"))
+    cmap = plt.get_cmap("RdBu_r").with_extremes(bad="#f2f2f2")  # blank rows: too fast for the panel
+    turns = theta * n_positions / (2 * np.pi)  # (d_h/2,): full turns of each pair over the whole context
+    for ax, n, hide in ((ax2, window, np.zeros(half, bool)), (ax3, n_positions, turns > 16)):
+        angles = np.outer(theta, np.arange(n))  # (d_h/2, n): p·θ_i
+        shown = np.where(hide[:, None], np.nan, np.cos(angles))
+        im = ax.imshow(shown, aspect="auto", cmap=cmap, vmin=-1, vmax=1, interpolation="nearest")
+        ax.set_yticks(pairs[::step])
+        ax.set_xlabel(tr("position p (token index)"))
+        ax.set_ylabel(tr("pair i"))
+    ax2.set_title(tr("cos(p·θ_i), first {n} positions", n=window))
+    ax3.set_title(tr("cos(p·θ_i), whole context ({n} positions)", n=n_positions))
+    if hide.any():
+        ax3.text(n_positions / 2, (hide.sum() - 1) / 2, tr("too fast to draw here:\nsee the middle panel"),
+                 ha="center", va="center", fontsize=SMALL_SIZE, color=COLORS["mask"])
+    fig.colorbar(im, ax=ax3, fraction=0.046, pad=0.04, label=tr("cos of the angle"))
     fig.suptitle(tr("RoPE: how fast each pair turns") if title is None else title)
     fig.tight_layout()
     return fig
