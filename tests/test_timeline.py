@@ -2,7 +2,7 @@
 import pytest
 
 from utils import generate
-from utils.timeline import median_timeline, timeline
+from utils.timeline import fastest_timeline, median_timeline, timeline
 
 
 def test_timeline_lays_the_steps_end_to_end(model_tok):
@@ -25,9 +25,22 @@ def test_median_timeline_takes_each_step_median(model_tok):
     for i, s in enumerate(segs):
         assert s.duration_s == sorted(timeline(r)[i].duration_s for r in runs)[1]
     assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(segs, segs[1:]))
-    fastest = median_timeline(runs, stat="min")
-    assert [s.duration_s for s in fastest] == [min(timeline(r)[i].duration_s for r in runs) for i in range(4)]
     with pytest.raises(ValueError):
         median_timeline([runs[0], generate(model, tok.encode("<BOS> 我 喜欢"), 2)])
     with pytest.raises(ValueError):
-        median_timeline(runs, stat="mean")
+        median_timeline([])
+
+
+def test_fastest_timeline_takes_each_step_minimum_as_its_name_says(model_tok):
+    # it once was median_timeline(runs, stat="min"): a "median" that returned minimums
+    model, tok = model_tok
+    runs = [generate(model, tok.encode("<BOS> 我 喜欢"), 4) for _ in range(3)]
+    fastest = fastest_timeline(runs)
+    assert [s.duration_s for s in fastest] == [min(timeline(r)[i].duration_s for r in runs) for i in range(4)]
+    assert [s.token for s in fastest] == runs[0].tokens[0].tolist()
+    assert all(abs(a.end_s - b.start_s) < 1e-12 for a, b in zip(fastest, fastest[1:]))
+    assert sum(s.duration_s for s in fastest) <= sum(s.duration_s for s in median_timeline(runs))
+    with pytest.raises(TypeError):
+        median_timeline(runs, stat="min")  # the old spelling is gone, not silently a median
+    with pytest.raises(ValueError):
+        fastest_timeline([runs[0], generate(model, tok.encode("<BOS> 我 喜欢"), 2)])

@@ -119,3 +119,21 @@ def test_chinese_tokens_are_glossed_in_english_with_the_grammars_probability(mod
     first = panel.state["first_token"]
     assert panel.state["first_grammar"] == next_word_probs("<BOS> 他 有 两 只").get(first, 0.0)
     assert f"(the grammar's exact probability: {panel.state['first_grammar']:.2f})" in panel.html.value
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_layer_after_0_is_farther_from_layer_0_than_layer_0_is_large(model_tok, lang):
+    # notebook 02 tells the learner: from layer 1 on, the relative distance to layer 0 is above 1
+    # (it once said the distance grows with the layer, which it does not)
+    model, tok = model_tok
+    set_language(lang)
+    try:
+        panel = PrefillKVPanel(model, tok)
+        for prompt in BY_LANGUAGE[lang]:
+            for head in range(model.cfg.n_kv_heads):
+                for tensor in ("K", "V"):
+                    for layer in range(1, model.cfg.n_layers):
+                        rel = panel.compute(prompt, layer, head, tensor)["rel_diff_to_layer0"]
+                        assert rel > 1.0, (prompt, head, tensor, layer, rel)
+    finally:
+        set_language("en")

@@ -3,8 +3,10 @@ weights, same logits), and their caches read in our terms.
 
     ours = from_hf(hf_model)                        # weight for weight
     logits, their_cache = hf_prefill(hf_model, ids)  # a DynamicCache, as prefill(ours, ids) fills a KVCache
+    hf_decode_step(hf_model, token, their_cache)    # one token per row, as decode_step(ours, token, cache)
     hf_cache_layers(their_cache)                    # [(K, V) per layer], each [B, H_kv, T, d_h]
     hf_crop(their_cache, n)                         # keep the first n positions, as our cache.crop(n)
+    hf_llama_like(cfg)                              # a random LlamaForCausalLM of our config's shape, offline
 
 ``transformers`` is an optional dependency: only the functions that need it import it, when called.
 Tested with transformers 4.57 (what Colab ships) and 5.x, whose cache API moved in places.
@@ -100,6 +102,28 @@ def from_hf(hf_model) -> Decoder:
     return model.eval()
 
 
+def hf_llama_like(cfg: ModelConfig, seed: int = 0):
+    """A ``transformers`` ``LlamaForCausalLM`` with random weights and the shape of ``cfg`` (L, C, H,
+    H_kv, d_h, V, RoPE theta), in eval mode. Built from a ``LlamaConfig`` on the spot: nothing is
+    downloaded. ``from_hf`` of it is our ``Decoder`` with the same weights."""
+    try:
+        import transformers  # optional dependency: imported only when used
+        from transformers import LlamaConfig, LlamaForCausalLM
+    except ImportError as err:
+        raise ImportError(f"{err}: this cell needs transformers (pip install transformers)") from err
+    kw = dict(vocab_size=cfg.vocab_size, hidden_size=cfg.d_model, intermediate_size=cfg.d_ff,
+              num_hidden_layers=cfg.n_layers, num_attention_heads=cfg.n_heads,
+              num_key_value_heads=cfg.n_kv_heads, head_dim=cfg.head_dim,
+              max_position_embeddings=cfg.max_seq_len, rms_norm_eps=cfg.norm_eps,
+              tie_word_embeddings=cfg.tie_embeddings, bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    if int(transformers.__version__.split(".")[0]) >= 5:  # 5.x: RoPE settings moved into rope_parameters
+        kw["rope_parameters"] = {"rope_type": "default", "rope_theta": cfg.rope_theta}
+    else:
+        kw["rope_theta"] = cfg.rope_theta
+    torch.manual_seed(seed)
+    return LlamaForCausalLM(LlamaConfig(**kw)).eval()
+
+
 def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` of a transformers cache (4.x and 5.x layouts)."""
     if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
@@ -124,6 +148,13 @@ def hf_prefill(hf_model, input_ids: torch.Tensor, cache=None):
         cache = DynamicCache()
     out = hf_model(input_ids, use_cache=True, **{_cache_argument(hf_model): cache})
     return out.logits[:, -1], cache  # (B, V)
+
+
+def hf_decode_step(hf_model, token_ids: torch.Tensor, cache) -> torch.Tensor:
+    """transformers' side of ``decode_step``: one new token per row (``token_ids`` ``[B]``), its K/V
+    appended to ``cache``; returns its logits ``[B, V]``. transformers writes them at
+    ``cache_position`` = the cache length (4.x computes it in ``forward``, 5.x inside the cache)."""
+    return hf_prefill(hf_model, token_ids[:, None], cache)[0]  # (B, 1) in, (B, V) out
 
 
 def hf_crop(past_key_values, n: int) -> None:

@@ -3,7 +3,8 @@
 ``generate`` records the time to the first token (``ttft_s``) and the time of every decode step
 (``step_times_s``); a timeline lays them end to end as bars a plot can draw
 (``utils.plots.plot_timeline``). A single run on a shared CPU can catch a pause of the scheduler
-in any step, so ``median_timeline`` combines several runs of the same generation, segment by segment.
+in any step, so ``median_timeline`` (each segment's median) and ``fastest_timeline`` (each segment's
+minimum) combine several runs of the same generation, segment by segment.
 """
 from __future__ import annotations
 
@@ -52,21 +53,31 @@ def timeline(result: GenerationResult, row: int = 0) -> list[Segment]:
     return segments
 
 
-def median_timeline(results: Sequence[GenerationResult], row: int = 0, stat: str = "median") -> list[Segment]:
-    """One timeline from several runs of the same generation: each segment's median (or minimum).
+def median_timeline(results: Sequence[GenerationResult], row: int = 0) -> list[Segment]:
+    """One timeline from several runs of the same generation: each segment's median over the runs.
 
     A single run on a shared CPU can catch a 10 ms pause of the scheduler in any step; the
-    per-step median over a few runs cannot (as long as fewer than half the runs are hit).
-    ``stat="min"`` keeps each segment's fastest run instead: pauses only ever add time, so on a
-    very busy machine the minimum is the cleanest estimate of what a step itself costs.
-    The runs must have produced the same number of tokens (greedy decoding of the same prompt
-    does); the tokens are taken from the first run.
+    per-step median over a few runs cannot (as long as fewer than half the runs are hit): the
+    typical time of each step. The runs must have produced the same number of tokens (greedy
+    decoding of the same prompt does); the tokens are taken from the first run.
     """
+    return _combine(results, row, statistics.median)
+
+
+def fastest_timeline(results: Sequence[GenerationResult], row: int = 0) -> list[Segment]:
+    """One timeline from several runs of the same generation: each segment's fastest run (its minimum).
+
+    Pauses of a busy machine only ever add time, so on a shared CPU the minimum over runs is the
+    cleanest estimate of what a step itself costs (``median_timeline`` gives the typical time).
+    The same runs as ``median_timeline`` takes.
+    """
+    return _combine(results, row, min)
+
+
+def _combine(results: Sequence[GenerationResult], row: int, pick) -> list[Segment]:
+    # segment i of the combined timeline lasts pick(segment i's durations over the runs)
     if not results:
-        raise ValueError("median_timeline needs at least one GenerationResult")
-    if stat not in ("median", "min"):
-        raise ValueError(f"stat={stat!r}; choose 'median' or 'min'")
-    pick = statistics.median if stat == "median" else min
+        raise ValueError("a timeline over runs needs at least one GenerationResult")
     runs = [timeline(r, row) for r in results]
     n = len(runs[0])
     if any(len(segs) != n for segs in runs):

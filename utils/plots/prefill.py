@@ -15,9 +15,11 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
 
     ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
     (written above its bar; a Chinese one with its English meaning under it in English). Times in
-    milliseconds. Returns the figure.
+    milliseconds. Brackets under the bars name the two metrics: TTFT spans the first segment (from the
+    call to the first token), TPOT is the mean of the decode segments (the gap between later tokens).
+    Returns the figure.
     """
-    fig, (ax,) = new_figure(width=8.0, height=2.6)
+    fig, (ax,) = new_figure(width=8.0, height=3.0)
     end = max((s.end_s for s in segments), default=0.0) * 1e3
     for s in segments:
         ax.barh(0, s.duration_s * 1e3, left=s.start_s * 1e3, height=0.5, color=COLORS[s.phase],
@@ -26,16 +28,33 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
         if labels is not None and s.step < len(labels) and s.duration_s * 1e3 > 0.03 * end:
             ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, token_label(labels[s.step], stacked=True),
                     ha="center", va="bottom", fontsize=9, linespacing=1.0)
+    first = [s for s in segments if s.phase == "prefill"]
+    steps = [s for s in segments if s.phase == "decode"]
+    if first:
+        _bracket(ax, first[0].start_s * 1e3, first[0].end_s * 1e3,
+                 tr("TTFT {ms:.2f} ms", ms=first[0].duration_s * 1e3))
+    if steps:
+        tpot = sum(s.duration_s for s in steps) / len(steps) * 1e3
+        _bracket(ax, steps[0].start_s * 1e3, steps[-1].end_s * 1e3,
+                 tr("TPOT {ms:.2f} ms: the mean of {n} decode steps", ms=tpot, n=len(steps)))
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
     ax.legend(handles, [tr("setup + prefill (whole prompt) + first token"), tr("decode step (one token)")],
-              loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
+              loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
     ax.set_yticks([])
-    ax.set_ylim(-0.4, 0.75)
+    ax.set_ylim(-0.62, 0.75)
     ax.set_xlim(0, end * 1.02 if end else 1)
     ax.set_xlabel(tr("time since the call (ms)"))
     ax.set_title(tr("One generation, measured") if title is None else title)
     fig.tight_layout()
     return fig
+
+
+def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
+    """A square bracket under the bars from ``x0`` to ``x1`` (ms), with ``text`` centred below it."""
+    gap = 0.004 * (ax.get_xlim()[1] if ax.get_xlim()[1] > x1 else x1)  # keep neighbouring brackets apart
+    left, right = x0 + gap, max(x1 - gap, x0 + 2 * gap)
+    ax.plot([left, left, right, right], [y + 0.06, y, y, y + 0.06], color="0.25", lw=1.2, clip_on=False)
+    ax.text((left + right) / 2, y - 0.05, text, ha="center", va="top", fontsize=SMALL_SIZE, color="0.15")
 
 
 def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: str | None = None):
