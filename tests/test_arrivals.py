@@ -192,6 +192,64 @@ def test_continuous_batching_admits_at_the_next_step_and_finished_rows_leave():
     assert max(first.itl_s) == pytest.approx(p + D(2))
 
 
+def test_the_trace_shows_arrivals_joins_and_leaves_and_folds_quiet_decode_steps():
+    p = P(10)
+    run = _replay("continuous", [0.0, p + D(1) / 2], n_new=[6, 2], lens=(10, 10), max_batch=2)
+    lines = run.trace().splitlines()
+    assert lines[0].split() == ["iteration", "clock", "(ms)", "ran", "batch", "after", "what", "happened"]
+    assert "prefill r0 (10 tokens)" in lines[1] and "arrived: r0 (0.0 ms); joined: r0" in lines[1]
+    assert "decode r0" in lines[2] and f"arrived: r1 ({(p + D(1) / 2) * 1e3:.1f} ms)" in lines[2]  # waits for the step
+    assert "prefill r1 (10 tokens)" in lines[3] and "r0 r1" in lines[3] and "joined: r1" in lines[3]
+    assert "decode r0 r1" in lines[4] and "r1 done, leaves" in lines[4]  # its second token: its last
+    assert lines[5].split()[0] == "4-5" and "2 decode steps of r0" in lines[5]  # nothing happens: folded
+    assert lines[6].split()[0] == "6" and "r0 done, leaves" in lines[6] and len(lines) == 7
+    words = [line.split() for line in lines]  # the columns' widths follow the lines shown
+    assert [line.split() for line in run.trace(until_leaves=1).splitlines()] == words[:5]
+    assert [line.split() for line in run.trace(max_lines=2).splitlines()] == words[:3]
+    with pytest.raises(ValueError, match="max_lines"):
+        run.trace(max_lines=0)
+
+
+def test_the_trace_of_a_static_batch_says_finished_rows_ride_along_and_speaks_chinese():
+    from utils.i18n import set_language
+
+    run = _replay("static", [0.0, 0.0], n_new=[2, 4], lens=(4, 20), max_batch=2)
+    text = run.trace()
+    assert "prefill r0 r1 (24 tokens)" in text and "r0 done, its row rides along" in text
+    assert "decode r0 r1" in text.splitlines()[-1] and "r1 done, leaves" in text.splitlines()[-1]
+    set_language("zh")
+    try:
+        zh = run.trace()
+    finally:
+        set_language("en")
+    assert zh.splitlines()[0].split() == ["迭代", "时钟（ms）", "运行了什么", "之后的批", "发生了什么"]
+    assert "预填充 r0 r1（24 个 token）" in zh and "r0 完成，它的行继续陪跑" in zh
+
+
+def test_the_rate_sweep_figure_names_the_policies_once_under_its_three_panels():
+    """The legend used to sit in the third panel only; it is one legend for the figure, with the two line styles."""
+    from utils.plots import plot_rate_sweep
+
+    rates = [100.0, 300.0]
+    sweep = {"rate": rates, **{p: [_replay(p, poisson_arrivals(4, r, seed=1)).summary() for r in rates]
+                               for p in POLICIES}}
+    fig = plot_rate_sweep(sweep)
+    assert len(fig.axes) == 3 and all(ax.get_legend() is None for ax in fig.axes)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [*POLICIES, "p50 (median)", "p95"]
+
+
+def test_the_ttft_parts_figure_keeps_its_legend_off_the_bars():
+    """The timeline's legend sat inside the axes, over the first request's decode steps: it goes above them."""
+    from utils.plots import plot_ttft_parts
+
+    run = _replay("fifo", [0.0, P(10)], n_new=[6, 3], lens=(10, 10))
+    fig = plot_ttft_parts(run.schedule(), 1)
+    fig.canvas.draw()
+    timeline = fig.axes[0]
+    legend = timeline.get_legend().get_window_extent()
+    assert legend.y0 >= timeline.get_window_extent().y1 - 1  # above the axes, not over the bars
+
+
 def test_fifo_is_continuous_batching_with_one_row_and_static_with_one_row():
     arrival = poisson_arrivals(4, 300.0, seed=1)
     fifo = _replay("fifo", arrival)

@@ -41,3 +41,14 @@ def test_tpot_vs_context_shape():
     assert t["no_cache"][2] is None and all(s.median > 0 for s in t["cached"] + t["no_cache"][:2])
     with pytest.raises(ValueError):
         tpot_vs_context(model, [COURSE_CONFIG.max_seq_len], repeats=1)
+
+
+def test_the_bandwidth_figure_calls_the_read_only_measurement_a_sum():
+    """The text measures the bandwidth with a copy and a sum: the bar says "sum" too (it said "reduce")."""
+    from utils.perf import Stats
+    from utils.plots import plot_bandwidth
+
+    res = {"copy_Bps": Stats([7e9, 8e9]), "read_Bps": Stats([1e10, 1.1e10]), "achieved_Bps": Stats([3e9, 3.5e9]),
+           "limit_Bps": 1.05e10, "fraction": 0.31}
+    labels = [t.get_text() for t in plot_bandwidth(res).axes[0].get_xticklabels()]
+    assert labels == ["copy\n(read + write)", "sum\n(read only)", "decode step\n(bytes / time)"]

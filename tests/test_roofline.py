@@ -79,3 +79,20 @@ def test_fit_step_time_recovers_a_straight_line():
     measured = {"T": [0, 1000, 2000, 4000], "step": [Stats([0.004 + 5e-7 * T] * 3) for T in (0, 1000, 2000, 4000)]}
     fixed, per_token = fit_step_time(measured)
     assert fixed == pytest.approx(0.004) and per_token == pytest.approx(5e-7)
+
+
+def test_the_roofline_figure_has_one_legend_and_labels_each_ridge_where_it_stands():
+    """Each panel's ridge batch is written beside its own line (panels differ in T, so in B); the curves,
+    alike in every panel, are named once, under the panels: the figure's legend was too dense."""
+    from utils.plots import plot_batch_roofline
+
+    Bs = [1, 2, 4, 8, 16]
+    panel = dict(B=Bs, memory_tps=[70.0 * B for B in Bs], compute_tps=[400.0] * len(Bs), measured_B=[1, 4],
+                 measured_tps=[20.0, 60.0])
+    fig = plot_batch_roofline({"T = 6": dict(panel, ridge=5), "T = 256": dict(panel, ridge=7, kernel_ridge=18)})
+    assert len(fig.legends) == 1 and all(ax.get_legend() is None for ax in fig.axes)
+    assert [t.get_text() for t in fig.legends[0].get_texts()][-1] == "measured: B / TPOT"
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert texts == [["ridge B = 5"], ["ridge B = 7", "decode step's own bandwidth: B = 18"]]
+    low = fig.axes[0].get_ylim()[0]
+    assert low in (1, 2, 5, 10) and low <= 20.0  # the axis starts at a labelled value under the lowest point

@@ -81,17 +81,19 @@ MESSAGES: dict[str, str] = {
     "Throughput": "吞吐量",
     "arrival rate (requests/s, log scale)": "到达率（requests/s，对数坐标）",
     "Three policies as the arrival rate grows": "到达率上升时的三种策略",
+    "p50 (median)": "p50（中位数）",
     "memory roof: B / (bytes / bandwidth)": "访存屋顶：B / (字节数 / 带宽)",
     "compute roof: B / (FLOPs / peak)": "算力屋顶：B / (FLOPs / 峰值)",
     "roofline (the lower roof)": "屋顶线（取较低的屋顶）",
     "ridge batch B = {B}": "脊点批大小 B = {B}",
-    "at the decode step's own bandwidth: B = {B}": "按解码步实际达到的带宽：B = {B}",
+    "ridge B = {B}": "脊点 B = {B}",
+    "decode step's own bandwidth: B = {B}": "按解码步实际带宽：B = {B}",
     "measured: B / TPOT": "实测：B / TPOT",
     "batch size B (rows decoded together)": "批大小 B（一起解码的行数）",
     "decode tokens/s (all rows)": "解码 tokens/s（所有行合计）",
     "Decode throughput against the roofline": "解码吞吐量与屋顶线",
     "copy\n(read + write)": "复制\n（读 + 写）",
-    "reduce\n(read only)": "求和归约\n（只读）",
+    "sum\n(read only)": "求和\n（只读）",
     "decode step\n(bytes / time)": "解码步\n（字节数 / 时间）",
     "measured limit": "实测上限",
     "{fraction:.0%} of the limit": "达到上限的 {fraction:.0%}",
@@ -122,8 +124,13 @@ MESSAGES: dict[str, str] = {
         "本机（实测 {bandwidth:.1f} GB/s，{flops:.0f} GFLOP/s float32）",
     # utils/perf/timers.py: measure_machine, the roofs of this machine
     "this CPU ({n} thread(s), float32)": "本机 CPU（{n} 个线程，float32）",
-    "measured: a square float32 matmul and a sum over a large buffer":
-        "实测：一次 float32 方阵乘法，以及对一大块缓冲区求和",
+    "measured (a square float32 matmul and a sum over a large buffer)":
+        "实测（一次 float32 方阵乘法，以及对一大块缓冲区求和）",
+    # utils/roofline.py: GPU_ROOFS, the published roofs (Roofs.cited_source)
+    "NVIDIA A100 datasheet (bf16 dense 312 TFLOPS, HBM2e 2,039 GB/s)":
+        "NVIDIA A100 数据手册（bf16 稠密算力 312 TFLOPS，HBM2e 2,039 GB/s）",
+    "NVIDIA H100 datasheet (bf16 dense 989 TFLOPS, HBM3 3.35 TB/s)":
+        "NVIDIA H100 数据手册（bf16 稠密算力 989 TFLOPS，HBM3 3.35 TB/s）",
     "model": "模型",
     "dtype (weights and cache)": "dtype（权重与缓存）",
     "B (rows decoded together)": "B（一起解码的行数）",

@@ -43,6 +43,22 @@ MESSAGES: dict[str, str] = {
     "end to end (ms)": "端到端（ms）",
     "throughput": "吞吐量",
     "while computing": "计算期间",
+    # --- utils/serving/run.py: trace (notebook 06) ------------------------------------------------
+    "r{rid} ({ms:.1f} ms)": "r{rid}（{ms:.1f} ms）",
+    "arrived: {who}": "到达：{who}",
+    ", ": "，",
+    "joined: {ids}": "加入批：{ids}",
+    "preempted: {ids}": "被抢占：{ids}",
+    "r{rid} done, its row rides along": "r{rid} 完成，它的行继续陪跑",
+    "r{rid} done, leaves": "r{rid} 完成，离开批",
+    "prefill {ids} ({n} tokens)": "预填充 {ids}（{n} 个 token）",
+    "decode {ids}": "解码 {ids}",
+    "{n} decode steps of {ids}": "{ids} 连续解码 {n} 步",
+    "iteration": "迭代",
+    "clock (ms)": "时钟（ms）",
+    "ran": "运行了什么",
+    "batch after": "之后的批",
+    "what happened": "发生了什么",
 
     # --- utils/exercises/serving_exercises.py: the judges ----------------------------------------
     "expected a pair (decode ids, chunks), got {type}": "应返回一对（解码请求的 id 列表，分块列表），实际是 `{type}`",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import PolyCollection
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from ..i18n import tr
@@ -10,10 +11,15 @@ from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots
 
 
 def _plain_log_y(ax) -> None:
-    """Log y axis labelled 1, 2, 5, 10, 20, ... instead of powers of ten only."""
+    """Log y axis labelled 1, 2, 5, 10, 20, ... instead of powers of ten only. Call it after plotting: the
+    axis then starts at the labelled value just below the data, so the lowest curve can be read off."""
     ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, pos=None: f"{y:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda y, pos=None: ""))
+    low, high = ax.get_ylim()
+    if 0 < low < high:
+        decade = 10 ** np.floor(np.log10(low))
+        ax.set_ylim(max(m * decade for m in (1, 2, 5) if m * decade <= low), high)
 
 
 def _median_band(ax, x, stats, color, label, marker="o"):
@@ -170,16 +176,19 @@ def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
     fig, (ax0, ax1) = subplots(2, 1, figsize=(10, 4.2), gridspec_kw={"height_ratios": [2.2, 1]})
     _draw_schedule(ax0, schedule)
     ax0.set_xlabel(tr("time (ms)"))
-    ax0.legend(*_schedule_legend(ax0), fontsize=LEGEND_SIZE, loc="upper right", ncol=2)
+    # above the timeline, in one row: inside the axes it hid the first request's decode steps
+    ax0.legend(*_schedule_legend(ax0), fontsize=LEGEND_SIZE, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=5,
+               frameon=False)
     parts = [schedule[key][request] * 1e3 for key in ("wait_s", "prefill_s", "sample_s")]  # ms
     ttft = sum(parts)
     left = 0.0
     for i, ((label, color, alpha), width) in enumerate(zip(_PARTS, parts)):
         ax1.barh(0, width, left=left, height=0.6, color=color, alpha=alpha)
         last = i == len(parts) - 1  # the last part is labelled below the bar, flush right: it may be a sliver
+        flush = last or left + width / 2 > 0.8 * ttft  # a label centred near the right end would leave the axes
         ax1.annotate(tr("{part}: {ms:.2f} ms", part=tr(label), ms=width), (left + width / 2, -0.3 if last else 0.3),
-                     (left + width if last else left + width / 2, -0.85 if last else 0.85),
-                     ha="right" if last else "center", va="center", fontsize=SMALL_SIZE,
+                     (left + width if flush else left + width / 2, -0.85 if last else 0.85),
+                     ha="right" if flush else "center", va="center", fontsize=SMALL_SIZE,
                      arrowprops={"arrowstyle": "-", "lw": 0.6})
         left += width
     ax1.set_xlim(0, ttft * 1.01)
@@ -196,7 +205,8 @@ def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
 
 def plot_rate_sweep(sweep: dict, title: str | None = None):
     """``sweep``: ``{"rate": [...], policy: [Run.summary() per rate]}``. Left: TTFT p50 (solid) and p95
-    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second.
+    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second. One
+    legend under the three panels names the policies' colours and the two line styles.
     ``title`` defaults to "Three policies as the arrival rate grows"."""
     rate = np.asarray(sweep["rate"])
     policies = [k for k in sweep if k != "rate"]
@@ -207,7 +217,7 @@ def plot_rate_sweep(sweep: dict, title: str | None = None):
         for ax, key in zip(axes[:2], ("ttft", "tpot")):
             ax.plot(rate, [r[f"{key}_p50_s"] * 1e3 for r in rows], "o-", color=colors[p], ms=4)
             ax.plot(rate, [r[f"{key}_p95_s"] * 1e3 for r in rows], "--", color=colors[p])
-        axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "o-", color=colors[p], ms=4, label=p)
+        axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "o-", color=colors[p], ms=4)
     for ax, ylabel, sub in zip(axes, (tr("TTFT (ms, log scale)"), tr("TPOT (ms)"), tr("tokens/s over the run")),
                                (tr("Time to first token (solid p50, dashed p95)"),
                                 tr("Time per output token (solid p50, dashed p95)"), tr("Throughput"))):
@@ -220,9 +230,12 @@ def plot_rate_sweep(sweep: dict, title: str | None = None):
     _plain_log_y(axes[0])
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
-    axes[2].legend(fontsize=LEGEND_SIZE)
+    handles = [Line2D([], [], color=colors[p], marker="o", ms=4, label=p) for p in policies]
+    handles += [Line2D([], [], color="0.4", ls=ls, label=label)
+                for ls, label in (("-", tr("p50 (median)")), ("--", "p95"))]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.15, wspace=0.28)
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.25, wspace=0.28)
     return fig
 
 
@@ -232,23 +245,27 @@ def plot_batch_roofline(models: dict, title: str | None = None):
     (memory: B / (bytes / bandwidth); compute: B / (FLOPs / peak)), the roofline (the lower of the
     two), the ridge batch where they cross, the batch where the compute roof meets the bandwidth the
     decode step itself achieves (``kernel_ridge``), and the measured decode throughput B / TPOT (log-log).
-    ``title`` defaults to "Decode throughput against the roofline"."""
-    fig, axes = subplots(1, len(models), figsize=(6 * len(models), 5.4), squeeze=False)
+    Each vertical line is labelled where it stands (its B differs from panel to panel); one legend under
+    the panels names the curves. ``title`` defaults to "Decode throughput against the roofline"."""
+    fig, axes = subplots(1, len(models), figsize=(6 * len(models), 4.6), squeeze=False)
     for ax, (name, m) in zip(axes[0], models.items()):
         B = np.asarray(m["B"])
         mem, comp = np.asarray(m["memory_tps"]), np.asarray(m["compute_tps"])
         ax.plot(B, mem, "--", color=COLORS["K"], label=tr("memory roof: B / (bytes / bandwidth)"))
         ax.plot(B, comp, ":", color=COLORS["recompute"], lw=2, label=tr("compute roof: B / (FLOPs / peak)"))
         ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label=tr("roofline (the lower roof)"))
-        if m.get("ridge") is not None:
-            ax.axvline(m["ridge"], color="k", ls="-.", lw=0.8, label=tr("ridge batch B = {B}", B=m["ridge"]))
-        if m.get("kernel_ridge") is not None:
-            ax.axvline(m["kernel_ridge"], color=COLORS["decode"], ls="-.", lw=0.8,
-                       label=tr("at the decode step's own bandwidth: B = {B}", B=m["kernel_ridge"]))
         ax.plot(m["measured_B"], m["measured_tps"], "o-", color=COLORS["cached"], ms=6,
                 label=tr("measured: B / TPOT"))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        for key, color, text in (("ridge", "k", tr("ridge B = {B}", B=m.get("ridge"))),
+                                 ("kernel_ridge", COLORS["decode"],
+                                  tr("decode step's own bandwidth: B = {B}", B=m.get("kernel_ridge")))):
+            if m.get(key) is not None:
+                ax.axvline(m[key], color=color, ls="-.", lw=0.8)
+                ax.annotate(text, (m[key], 0.03), xycoords=("data", "axes fraction"), xytext=(3, 0),
+                            textcoords="offset points", ha="left", va="bottom", color=color, fontsize=SMALL_SIZE,
+                            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
         _plain_log_y(ax)
         ticks = [b for b in B if b & (b - 1) == 0]  # powers of two
         ax.set_xticks(ticks, [str(b) for b in ticks])
@@ -257,10 +274,11 @@ def plot_batch_roofline(models: dict, title: str | None = None):
         ax.set_ylabel(tr("decode tokens/s (all rows)"))
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3, which="both")
-        # under the axes: inside, six entries would hide the roofs they name
-        ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.15), frameon=False)
+    handles, labels = axes[0][0].get_legend_handles_labels()  # the same curves in every panel: one legend
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("Decode throughput against the roofline") if title is None else title, fontsize=11)
-    fig.tight_layout()
+    W, H = fig.get_figwidth(), fig.get_figheight()
+    fig.subplots_adjust(left=0.75 / W, right=1 - 0.2 / W, top=1 - 0.6 / H, bottom=1.15 / H, wspace=0.22)
     return fig
 
 
@@ -268,7 +286,7 @@ def plot_bandwidth(res: dict, title: str | None = None):
     """``utils.perf.decode_vs_bandwidth``'s result: measured copy and read bandwidth next to the
     bandwidth the decode step achieves (bytes it must read / its time), GB/s, median with quartiles.
     ``title`` defaults to "Batch-1 decode against the memory bandwidth"."""
-    names = [tr("copy\n(read + write)"), tr("reduce\n(read only)"), tr("decode step\n(bytes / time)")]
+    names = [tr("copy\n(read + write)"), tr("sum\n(read only)"), tr("decode step\n(bytes / time)")]
     stats = [res["copy_Bps"], res["read_Bps"], res["achieved_Bps"]]
     med = np.array([s.median for s in stats]) / 1e9
     err = [med - np.array([s.q1 for s in stats]) / 1e9, np.array([s.q3 for s in stats]) / 1e9 - med]

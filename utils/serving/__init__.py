@@ -4,7 +4,8 @@ This face only re-exports (``from utils.serving import PagedEngine, serve``). It
 
 * ``arrivals.py``     Poisson arrival times, ``Workload``, ``random_workload``, ``solo_runs``;
 * ``run.py``          what ``run()`` returns: ``Run`` (tokens, steps, requests, ``summary()`` with
-                      TTFT, TPOT, ITL and throughput, ``schedule()``), each ``Request``'s record, and
+                      TTFT, TPOT, ITL and throughput, ``schedule()``, ``trace()``: the first iterations
+                      as lines, with arrivals, joins and leaves), each ``Request``'s record, and
                       ``summary_table`` (several runs' summaries as a printed table);
 * ``costs.py``        ``StepCostModel``: the seconds of one iteration, fitted to a run, for a replay;
 * ``engine.py``       the engine API both engines answer (``add_request``, ``step``, ``run``, ``now``)

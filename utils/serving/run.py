@@ -3,7 +3,8 @@
 Per request, from its arrival (seconds on the engine's clock): TTFT = waiting + prefill (with setup)
 + first sampling; TPOT = (last - first token) / (n - 1); ITL = each gap between two tokens;
 end-to-end latency = last token - arrival. Percentiles are numpy's default everywhere (linear
-interpolation between the sorted values). ``summary_table`` prints several runs' summaries side by side.
+interpolation between the sorted values). ``summary_table`` prints several runs' summaries side by side;
+``trace`` prints a run's first iterations (what each ran, who arrived, joined and left).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..i18n import display_width, pad, tr
+from ..validate import check_int
 
 
 def _per_s(count: int, seconds: float) -> float:
@@ -113,6 +115,10 @@ class Run:
                    requests_per_s=_per_s(len(rs), self.makespan_s), busy_tokens_per_s=_per_s(n_tokens, self.busy_s))
         return out
 
+    def trace(self, max_lines: int = 20, until_leaves: int | None = None) -> str:
+        """The first iterations as lines to read: see ``trace``."""
+        return trace(self, max_lines, until_leaves)
+
     def schedule(self) -> dict:
         """Per-request lists for ``utils.plots.plot_schedules`` (seconds), and the run's ``summary()``."""
         rs = self.served
@@ -153,3 +159,63 @@ def summary_table(summaries: dict, labels: tuple[str, ...] = ("",), *, e2e: bool
         for line, v in zip(lines, values):
             line.append("".join(pad(x, w, ">") for x, w in zip(v, widths)))
     return "\n".join(" | ".join(parts).rstrip() for parts in [titles, heads, *lines])
+
+
+
+def _ids(rids) -> str:
+    return " ".join(f"r{rid}" for rid in rids)
+
+
+def _events(run: Run, i: int, since: float) -> tuple[list[str], int]:
+    """What happened in iteration ``i`` (and in the idle time before it, from ``since``): requests that
+    arrived, joined the batch, were preempted, got their last token; and how many finished."""
+    steps, s = run.steps, run.steps[i]
+    before = set(steps[i - 1]["running"]) if i else set()
+    arrived = [tr("r{rid} ({ms:.1f} ms)", rid=r.rid, ms=r.arrival_s * 1e3)
+               for r in run.requests if since < r.arrival_s <= s["end_s"]]
+    joined = [rid for rid in s["running"] if rid not in before]
+    events = [tr("arrived: {who}", who=tr(", ").join(arrived))] if arrived else []
+    events += [tr("joined: {ids}", ids=_ids(joined))] if joined else []
+    events += [tr("preempted: {ids}", ids=_ids(s["preempted"]))] if s.get("preempted") else []
+    later = steps[i + 1]["decode"] if i + 1 < len(steps) else []
+    finished = [r for r in run.requests if r.done in ("length", "eos") and r.token_times
+                and s["start_s"] < r.token_times[-1] <= s["end_s"]]  # its last token came in this iteration
+    events += [tr("r{rid} done, its row rides along", rid=r.rid) if r.rid in later
+               else tr("r{rid} done, leaves", rid=r.rid) for r in finished]
+    return events, len(finished)
+
+
+def trace(run: Run, max_lines: int = 20, until_leaves: int | None = None) -> str:
+    """A run's first iterations, one line each, in the current language: when it ran on the engine's
+    clock (ms), what it ran (a prefill of which requests, a decode step of which rows), the batch after
+    it, and what happened: requests that arrived, joined the batch, got their last token and left (in a
+    static batch a finished row rides along until the longest ends). Decode steps of the same rows in
+    which nothing happens are folded into one line. Stops after ``max_lines`` lines or, with
+    ``until_leaves``, after the line where that many requests have finished."""
+    check_int("max_lines", max_lines)
+    if until_leaves is not None:
+        check_int("until_leaves", until_leaves)
+    rows, i, since, finished = [], 0, -math.inf, 0
+    while i < len(run.steps) and len(rows) < max_lines:
+        s = run.steps[i]
+        events, n_done = _events(run, i, since)
+        j = i  # fold the next decode-only iterations of the same rows in which nothing happens
+        while (not events and not s["prefill"] and j + 1 < len(run.steps) and not run.steps[j + 1]["prefill"]
+               and run.steps[j + 1]["decode"] == s["decode"] and not _events(run, j + 1, run.steps[j]["end_s"])[0]):
+            j += 1
+        ran = []
+        if s["prefill"]:
+            ran.append(tr("prefill {ids} ({n} tokens)", ids=_ids(rid for rid, _ in s["prefill"]),
+                          n=sum(n for _, n in s["prefill"])))
+        if s["decode"]:
+            ran.append(tr("decode {ids}", ids=_ids(s["decode"])) if j == i
+                       else tr("{n} decode steps of {ids}", n=j - i + 1, ids=_ids(s["decode"])))
+        rows.append((f"{i}" if j == i else f"{i}-{j}", f"{s['start_s'] * 1e3:.1f} - {run.steps[j]['end_s'] * 1e3:.1f}",
+                     " + ".join(ran), _ids(run.steps[j]["running"]), tr("; ").join(events)))
+        finished += n_done
+        since, i = run.steps[j]["end_s"], j + 1
+        if until_leaves is not None and finished >= until_leaves:
+            break
+    heads = (tr("iteration"), tr("clock (ms)"), tr("ran"), tr("batch after"), tr("what happened"))
+    widths = [max([display_width(h)] + [display_width(row[k]) for row in rows]) for k, h in enumerate(heads)]
+    return "\n".join("  ".join(pad(x, w) for x, w in zip(row, widths)).rstrip() for row in [heads, *rows])
