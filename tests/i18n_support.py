@@ -26,6 +26,7 @@ KEPT = {
     "log", "exp", "inf", "nan", "mean", "sum", "sdpa", "flat", "modules", "dynamic", "static", "eos",
     "generate", "prefill", "decode_step", "update", "crop", "reorder", "mask", "pad", "rope", "none",
     "True", "False", "None", "utils", "i", "j", "cos", "sin", "repeat_kv", "ln",
+    "base",  # RoPE's base, the config field rope_theta, named as in the formula θ_i = base^(−2i/d_h)
     # the bench's model sizes (utils.perf.BENCH_CONFIGS), names like "small" in the lessons
     "small", "tiny",
     # where the course runs

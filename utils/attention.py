@@ -67,7 +67,8 @@ def rolled_sin(sin: torch.Tensor) -> torch.Tensor:
 
 
 def apply_rope_rolled(x: torch.Tensor, cos: torch.Tensor, sin_rolled: torch.Tensor) -> torch.Tensor:
-    """``apply_rope`` in three tensor ops instead of about eight: the model's hot path.
+    """``apply_rope`` in three tensor ops (mul, roll, addcmul) instead of six (mul, chunk, neg, cat,
+    mul, add) and two dtype casts: the model's hot path.
 
     ``rotate_half(x) = [-x2, x1]`` is ``x`` rolled by d_h/2 (``[x2, x1]``) with its first half
     negated, so the minus sign can live in the table, computed once (``rolled_sin``):
@@ -75,7 +76,8 @@ def apply_rope_rolled(x: torch.Tensor, cos: torch.Tensor, sin_rolled: torch.Tens
         x * cos + rotate_half(x) * sin  ==  x * cos + x.roll(d_h/2) * sin_rolled
 
     ``cos`` and ``sin_rolled`` must already have ``x``'s dtype and broadcast against it.
-    Decode runs this twice per layer and token, so the saved ops are a visible share of a step.
+    Decode runs this twice per layer and token, on a few hundred numbers, where each op costs its
+    fixed dispatch overhead rather than arithmetic: fewer ops is what makes it faster.
     """
     return torch.addcmul(x * cos, x.roll(x.shape[-1] // 2, dims=-1), sin_rolled)
 
@@ -104,11 +106,14 @@ def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     Query head h reads K/V head ``h // n_rep``. The cache stores only the H_kv heads; this
     expansion happens after reading it, so the cache never grows. The copy is still real: for
     ``n_rep > 1`` the result is a new tensor ``n_rep`` times the size of ``x``, allocated and
-    written at every call (transient memory and memory traffic). That is why fast paths skip it:
-    FlashAttention and SDPA's fused kernels with ``enable_gqa=True`` read each shared head in
-    place (SDPA's plain math fallback still copies), and the course model's decode step
-    (``model.py``, T == 1) stacks a group's query heads as queries of one K/V head instead.
-    This readable version is what ``attention`` uses.
+    written at every call (transient memory and memory traffic). That is why fast paths skip it.
+    ``F.scaled_dot_product_attention(..., enable_gqa=True)`` reads each shared head in place when
+    a flash kernel runs it (FlashAttention on CUDA; on CPU, the flash kernel of recent PyTorch
+    versions, 2.13 included); its math fallback (older versions on CPU, or inputs the flash
+    kernel does not take) expands K and V with ``repeat_interleave``, the same copy as here. The
+    course model's decode step (``model.py``, T == 1) stacks a group's query heads as queries of
+    one K/V head instead: the K/V heads are read as stored, whichever kernel SDPA picks. This
+    readable version is what ``attention`` uses.
     """
     if n_rep == 1:
         return x

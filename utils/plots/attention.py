@@ -5,24 +5,31 @@ import re
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.textpath import TextToPath
 
 from ..i18n import tr
 from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, new_figure, token_label
 
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # Chinese characters and punctuation
+_TEXT = TextToPath()  # measures a text's width in a font without drawing it
 
 
-def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
+def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = True) -> None:
     """Draw a boolean mask ``[T_q, T_k]`` on ``ax``: coloured = query i may attend to key j.
 
     ``offset`` is the absolute position of the first query (the cache length in decode), so
-    the y labels show where each query really sits.
+    the y labels show where each query really sits. ``key`` adds a two-colour bar beside the mask
+    that says which colour is True (may attend) and which is False (masked).
     """
     m = np.asarray(mask, dtype=float)  # (T_q, T_k)
     T_q, T_k = m.shape
-    ax.imshow(m, cmap=ListedColormap(["#f2f2f2", COLORS["prefill"]]), vmin=0, vmax=1,
-              aspect="auto", interpolation="nearest")
+    im = ax.imshow(m, cmap=ListedColormap(["#f2f2f2", COLORS["prefill"]]), norm=BoundaryNorm([0, 0.5, 1], 2),
+                   aspect="auto", interpolation="nearest")
+    if key:
+        bar = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, ticks=[0.25, 0.75])
+        bar.ax.set_yticklabels([tr("False:\nmasked"), tr("True:\nmay attend")])
+        bar.ax.tick_params(length=0)
     # thin white grid between cells so single positions stay readable
     ax.set_xticks(np.arange(-0.5, T_k), minor=True)
     ax.set_yticks(np.arange(-0.5, T_q), minor=True)
@@ -37,17 +44,32 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0) -> None:
     ax.set_title(tr("Causal mask") if title is None else title)
 
 
+def _fit_upright(ax, labels) -> bool:
+    """Would the x tick ``labels``, written upright, leave a gap between neighbours? Widths come from
+    the font, without drawing. The column width is the axes' width now, less 15%: an upright first
+    label reaches past the axes' left edge, and tight_layout, run later, narrows the axes to fit it."""
+    if not labels:
+        return True
+    font = ax.xaxis.get_ticklabels()[0].get_fontproperties()
+    widths = [_TEXT.get_text_width_height_descent(label, font, ismath=False)[0] for label in labels]  # points
+    spacing = 0.85 * ax.get_position().width * ax.figure.get_figwidth() * 72 / len(labels)  # points per column
+    gap = 0.3 * font.get_size_in_points()  # a third of a letter height between two labels
+    return all((a + b) / 2 + gap <= spacing for a, b in zip(widths, widths[1:]))
+
+
 def token_ticks(ax, tokens) -> None:
     """Label the rows and columns of a ``[T, T]`` heatmap with its tokens (``token_label``).
 
-    Column labels stand on end (rotated 90°) unless they are all Chinese: a Chinese token is one or
-    two characters wide and reads best as written, while "<BOS>" or "cats" would collide side by side.
+    Column labels stay upright when they fit side by side. When they would collide ("<BOS>" next to
+    "really" in a narrow column), the Latin ones stand on end (rotated 90°); a Chinese token, one or
+    two characters wide, stays as written. Call it once the axes have their colorbar.
     """
     labels = [token_label(t) for t in tokens]
     ax.set_xticks(range(len(labels)), labels)
     ax.set_yticks(range(len(labels)), labels)
+    upright = _fit_upright(ax, labels)
     for text, label in zip(ax.get_xticklabels(), labels):
-        text.set_rotation(0 if _CJK.sub("", label) == "" else 90)
+        text.set_rotation(0 if upright or _CJK.sub("", label) == "" else 90)
 
 
 def plot_weights(ax, weights, title: str | None = None, tokens=None):
@@ -57,6 +79,8 @@ def plot_weights(ax, weights, title: str | None = None, tokens=None):
     without them the axes show token indices."""
     w = np.asarray(weights, dtype=float)
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=tr("weight (row sums to 1)"))  # before the
+    # token labels: it narrows the axes, and token_ticks measures whether the labels still fit upright
     T_q, T_k = w.shape
     if tokens is None:
         ax.set_xticks(range(0, T_k, max(1, T_k // 8)))
@@ -68,12 +92,19 @@ def plot_weights(ax, weights, title: str | None = None, tokens=None):
         ax.set_xlabel(tr("key j (its token)"))
         ax.set_ylabel(tr("query i (its token)"))
     ax.set_title(tr("Attention weights (one head)") if title is None else title)
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=tr("weight (row sums to 1)"))
     return im
 
 
+def head_kind(H: int, H_kv: int) -> str:
+    """The name of a head layout: "MHA" (H_kv = H), "GQA" or "MQA" (H_kv = 1); one head is both MHA and MQA."""
+    if H_kv == H:
+        return tr("MHA (= MQA)") if H == 1 else "MHA"
+    return "MQA" if H_kv == 1 else "GQA"
+
+
 def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
-    """Which K/V head each query head reads: query head h uses K/V head ``h // (H // H_kv)``."""
+    """Which K/V head each query head reads: query head h uses K/V head ``h // (H // H_kv)``.
+    Each head carries its index (query heads above, K/V heads below)."""
     if H_kv < 1 or H % H_kv:
         raise ValueError(f"H_kv must divide H (every K/V head serves the same number of query heads), got H={H}, H_kv={H_kv}")
     n_rep = H // H_kv
@@ -88,14 +119,26 @@ def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
                edgecolor="black", zorder=2)
     ax.scatter(kx, np.zeros(H_kv), s=size * 1.6, marker="s",
                color=[cmap(j % cmap.N) for j in range(H_kv)], edgecolor="black", zorder=2)
+    r_q, r_kv = np.sqrt(size) / 2, np.sqrt(size * 1.6) / 2  # marker radii in points: the indices sit just beyond
+    for h in range(H):
+        ax.annotate(str(h), (qx[h], 1), xytext=(0, r_q + 2), textcoords="offset points", ha="center", va="bottom",
+                    fontsize=SMALL_SIZE)
+    for j in range(H_kv):
+        ax.annotate(str(j), (kx[j], 0), xytext=(0, -r_kv - 2), textcoords="offset points", ha="center", va="top",
+                    fontsize=SMALL_SIZE)
     ax.set_yticks([0, 1], [tr("K/V heads\n(H_kv={H_kv})", H_kv=H_kv), tr("query heads\n(H={H})", H=H)])
     ax.set_xticks([])
-    ax.set_xlabel(tr("head index (line: query head → its K/V head)"))
-    ax.set_ylim(-0.3, 1.3)
+    ax.set_xlabel(tr("head index\n(line: query head → its K/V head)"))
+    ax.set_ylim(-0.45, 1.45)
     ax.set_xlim(-0.08, 1.08)
-    kind = "MHA" if H_kv == H else ("MQA" if H_kv == 1 else "GQA")
-    ax.set_title(title or (tr("{kind}: 1 query head per K/V head", kind=kind) if n_rep == 1
-                          else tr("{kind}: {n_rep} query heads per K/V head", kind=kind, n_rep=n_rep)))
+    kind = head_kind(H, H_kv)
+    if H == 1:
+        default = tr("{kind}: a single head", kind=kind)
+    elif n_rep == 1:
+        default = tr("{kind}: 1 query head per K/V head", kind=kind)
+    else:
+        default = tr("{kind}: {n_rep} query heads per K/V head", kind=kind, n_rep=n_rep)
+    ax.set_title(title or default)
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
 

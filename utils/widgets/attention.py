@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from ..attention import attention, causal_mask, repeat_kv
 from ..i18n import tr
-from ..plots.attention import plot_head_groups, plot_mask, plot_weights
+from ..plots.attention import head_kind, plot_head_groups, plot_mask, plot_weights
 from ..plots.base import new_figure
 from .base import Panel, int_slider, selection_slider
 
@@ -119,7 +119,8 @@ class AttentionShapesPanel(Panel):
             f"<p>B={s['B']}, T={s['T']}, H={s['H']}, d_h={s['d_h']}, C=H·d_h={s['C']}</p>"
             f"<table><tr>{head}</tr>{cells}</table><p>"
             + tr("<b>{kind}</b>: <span class=\"kv-heads\">{n_kv}</span> K/V head(s) for {H} query heads "
-                 "({n_rep} query head(s) per K/V head). {groups}.", kind=s["kind"], n_kv=s["n_kv_heads"], H=s["H"],
+                 "({n_rep} query head(s) per K/V head). {groups}.", kind=head_kind(s["H"], s["H_kv"]),
+                 n_kv=s["n_kv_heads"], H=s["H"],
                  n_rep=s["n_rep"], groups=groups)
             + "</p><p>"
             + tr("Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers "
