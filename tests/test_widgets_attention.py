@@ -7,6 +7,9 @@ import torch
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt  # noqa: E402
+
+from utils.plots import plot_head_groups  # noqa: E402
 from utils.widgets import AttentionShapesPanel, divisors  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
@@ -115,3 +118,23 @@ def test_plots_at_the_extremes():
         check(p)
         for ax in p.fig.axes[:3]:
             assert ax.get_title() and ax.get_xlabel()
+
+
+def test_sixteen_heads_label_every_other_head_so_indices_do_not_run_together():
+    """Before, H = 16 printed every index and neighbours ran together ("10111213")."""
+    fig, ax = plt.subplots()
+    plot_head_groups(ax, H=16, H_kv=16)
+    labels = [t.get_text() for t in ax.texts]
+    assert labels[:8] == ["0", "2", "4", "6", "8", "10", "12", "14"] and "1" not in labels and "15" not in labels
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    plot_head_groups(ax, H=8, H_kv=2)
+    assert [t.get_text() for t in ax.texts] == [str(h) for h in range(8)] + ["0", "1"]
+    plt.close(fig)
+
+
+def test_one_query_head_reads_singular():
+    """Before, H = 1 read "1 query heads"."""
+    p = no_plot(AttentionShapesPanel())
+    p.controls["H"].value = 1
+    assert "1 query head(s)" in p.html.value and "1 query heads" not in p.html.value

@@ -40,7 +40,9 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = T
     ax.set_xticks(range(0, T_k, step_k))
     ax.set_yticks(range(0, T_q, step_q), [str(offset + i) for i in range(0, T_q, step_q)])
     ax.set_xlabel(tr("key position j (token index)"))
-    ax.set_ylabel(tr("query position i (token index)"))
+    # row i of a mask after a cache is the query at position offset + i: the label says so
+    ax.set_ylabel(tr("query position offset + i (offset = {n})", n=offset) if offset
+                  else tr("query position i (token index)"))
     ax.set_title(tr("Causal mask") if title is None else title)
 
 
@@ -104,7 +106,7 @@ def head_kind(H: int, H_kv: int) -> str:
 
 def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
     """Which K/V head each query head reads: query head h uses K/V head ``h // (H // H_kv)``.
-    Each head carries its index (query heads above, K/V heads below)."""
+    Each head carries its index (query heads above, K/V heads below; above 8 query heads, every other one)."""
     if H_kv < 1 or H % H_kv:
         raise ValueError(f"H_kv must divide H (every K/V head serves the same number of query heads), got H={H}, H_kv={H_kv}")
     n_rep = H // H_kv
@@ -120,10 +122,11 @@ def plot_head_groups(ax, H: int, H_kv: int, title: str | None = None) -> None:
     ax.scatter(kx, np.zeros(H_kv), s=size * 1.6, marker="s",
                color=[cmap(j % cmap.N) for j in range(H_kv)], edgecolor="black", zorder=2)
     r_q, r_kv = np.sqrt(size) / 2, np.sqrt(size * 1.6) / 2  # marker radii in points: the indices sit just beyond
-    for h in range(H):
+    label_every = 1 if H <= 8 else 2  # above 8 heads, neighbouring indices would run together ("10111213")
+    for h in range(0, H, label_every):
         ax.annotate(str(h), (qx[h], 1), xytext=(0, r_q + 2), textcoords="offset points", ha="center", va="bottom",
                     fontsize=SMALL_SIZE)
-    for j in range(H_kv):
+    for j in range(0, H_kv, 1 if H_kv <= 8 else 2):
         ax.annotate(str(j), (kx[j], 0), xytext=(0, -r_kv - 2), textcoords="offset points", ha="center", va="top",
                     fontsize=SMALL_SIZE)
     ax.set_yticks([0, 1], [tr("K/V heads\n(H_kv={H_kv})", H_kv=H_kv), tr("query heads\n(H={H})", H=H)])
@@ -202,8 +205,8 @@ def plot_rope_frequencies(theta, n_positions: int, title: str | None = None, win
     Left: the rotation per position of each pair i (degrees, log scale). Middle: cos(p·θ_i) over the
     first ``window`` positions, one row per pair, where the fast pairs' turns are wide enough to see.
     Right: the same over the whole context, p = 0 .. n_positions-1, for the pairs that turn at most
-    ``n_positions / 16`` times in it; a faster pair would alias there (a few pixels per turn), so its
-    row is left blank and the middle panel shows it. Returns the figure.
+    ``n_positions / 16`` times in it; a faster pair's turns would be too fine to read at this width (a
+    few pixels per turn), so its row is left blank and the middle panel shows it. Returns the figure.
     """
     theta = np.asarray(theta, dtype=float)  # (d_h/2,)
     half = len(theta)

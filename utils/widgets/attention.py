@@ -118,7 +118,7 @@ class AttentionShapesPanel(Panel):
             f"<div class=\"attention-shapes\">"
             f"<p>B={s['B']}, T={s['T']}, H={s['H']}, d_h={s['d_h']}, C=H·d_h={s['C']}</p>"
             f"<table><tr>{head}</tr>{cells}</table><p>"
-            + tr("<b>{kind}</b>: <span class=\"kv-heads\">{n_kv}</span> K/V head(s) for {H} query heads "
+            + tr("<b>{kind}</b>: <span class=\"kv-heads\">{n_kv}</span> K/V head(s) for {H} query head(s) "
                  "({n_rep} query head(s) per K/V head). {groups}.", kind=head_kind(s["H"], s["H_kv"]),
                  n_kv=s["n_kv_heads"], H=s["H"],
                  n_rep=s["n_rep"], groups=groups)
