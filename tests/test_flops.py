@@ -72,6 +72,20 @@ def test_parts_and_what_is_saved():
     assert ratios == sorted(ratios)
 
 
+
+@pytest.mark.parametrize("T", [0, 1, 7, 300])
+def test_the_cache_saves_the_old_queries_pairs_not_the_new_querys(T):
+    # Notebook 03 counts the attention of a step without a cache as (T + 1)(T + 2) / 2 query-key pairs per
+    # layer (query i over i + 1 keys). The cache saves the old queries' T(T + 1) / 2 of them; the new
+    # query's T + 1 remain. (It once said all (T + 1)^2 / 2 pairs were saved.)
+    cfg = ModelConfig(vocab_size=100, n_layers=3, n_heads=4, n_kv_heads=2, d_model=64, d_ff=160, max_seq_len=512)
+    per_pair = attention_flops_per_query(cfg, 1)  # one query against one key, one layer
+    cached, uncached = decode_step_cost(cfg, T), decode_step_cost(cfg, T, cached=False)
+    L = cfg.n_layers
+    assert uncached.flops["attention"] == L * per_pair * (T + 1) * (T + 2) // 2
+    assert cached.flops["attention"] == L * per_pair * (T + 1)
+    assert uncached.flops["attention"] - cached.flops["attention"] == L * per_pair * T * (T + 1) // 2
+
 def test_batch_and_dtype_scaling():
     cfg = MODEL_PRESETS["Llama-3-8B"]
     one, four = decode_step_cost(cfg, 1000, dtype="bfloat16"), decode_step_cost(cfg, 1000, batch_size=4, dtype="bfloat16")
@@ -92,3 +106,40 @@ def test_bad_input_raises_value_error(bad):
         decode_step_cost(cfg, 10, batch_size=bad if bad is not None else 0)
     with pytest.raises(ValueError):
         decode_step_cost("not a config", 10)
+
+
+def test_decode_parts_split_a_step_into_weight_products_and_attention():
+    """A pooled intensity hid that at B = 4,096 a step's matrix products are compute-bound while attention
+    waits on memory (notebook 03's last deep dive): the parts add up to the step, the products do about
+    B FLOPs per bfloat16 byte whatever T is, attention about H / H_kv whatever B is."""
+    from utils.roofline import GPU_ROOFS, decode_parts, decode_point
+
+    cfg = MODEL_PRESETS["Llama-3-8B"]
+    for B, T in [(1, 0), (8, 1024), (4096, 1024), (64, 8192)]:
+        parts, whole = decode_parts(cfg, B, T, "bfloat16"), decode_point(cfg, B, T, "bfloat16")
+        assert sum(p["flops"] for p in parts.values()) == whole["flops"]
+        assert sum(p["bytes"] for p in parts.values()) == whole["bytes"]
+        assert 0.9 * B <= parts["matmul"]["intensity"] <= B
+    for B in (1, 4096):
+        assert decode_parts(cfg, B, 1024, "bfloat16")["attention"]["intensity"] == pytest.approx(
+            cfg.n_heads / cfg.n_kv_heads, rel=0.01)
+    big = decode_parts(cfg, 4096, 1024, "bfloat16")
+    assert all(big["matmul"]["intensity"] > r.ridge > big["attention"]["intensity"] for r in GPU_ROOFS)
+    assert all(decode_point(cfg, 4096, 1024, "bfloat16")["intensity"] < r.ridge for r in GPU_ROOFS)
+
+
+def test_published_and_measured_roofs_cite_their_source_in_the_learners_language():
+    """Before, notebook 03's Chinese twin printed the GPUs' datasheet sources in English."""
+    from utils.i18n import set_language
+    from utils.perf import measure_machine
+    from utils.roofline import GPU_ROOFS
+
+    cpu = measure_machine(matmul_n=128, n_bytes=2**21, repeats=2, fastest=True)
+    assert cpu.peak_flops > 0 and cpu.bandwidth > 0
+    try:
+        set_language("zh")
+        assert GPU_ROOFS[0].cited_source.startswith("NVIDIA A100 数据手册（")
+        assert cpu.cited_source.startswith("实测（")
+    finally:
+        set_language("en")
+    assert GPU_ROOFS[0].cited_source == GPU_ROOFS[0].source

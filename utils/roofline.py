@@ -23,6 +23,7 @@ import torch
 
 from .config import ModelConfig
 from .flops import decode_step_cost, mlp_flops_per_token, projection_flops_per_token, weight_bytes
+from .i18n import tr
 from .sizing import bytes_per_element, kv_bytes_per_token
 from .validate import check_int
 
@@ -40,6 +41,11 @@ class Roofs:
     def ridge(self) -> float:
         """FLOPs per byte at which a step stops being bandwidth-bound."""
         return self.peak_flops / self.bandwidth
+
+    @property
+    def cited_source(self) -> str:
+        """``source`` (kept in English, as published) in the language the package speaks now."""
+        return tr(self.source) if self.source else ""
 
 
 # Published dense (no sparsity) bf16 tensor-core peaks and HBM bandwidths, from NVIDIA's datasheets.
@@ -65,6 +71,21 @@ def decode_point(cfg: ModelConfig, batch_size: int, context_len: int, dtype="flo
     nbytes = sum(c.bytes.values())
     return {"B": batch_size, "T": context_len, "flops": c.total_flops, "bytes": nbytes,
             "intensity": intensity(c.total_flops, nbytes), "weight_bytes": c.bytes["weights"], "kv_bytes": c.bytes["kv_read"]}
+
+
+def decode_parts(cfg: ModelConfig, batch_size: int, context_len: int, dtype="float16") -> dict:
+    """One cached decode step split into its two kinds of kernel, each with FLOPs, bytes and intensity.
+
+    ``"matmul"``: the products with the weight matrices (projections, MLPs, lm_head), which read the
+    weights once for all B rows: about B FLOPs per bfloat16 byte, whatever T is. ``"attention"``: the new
+    queries against each row's own cached K/V: about H / H_kv FLOPs per bfloat16 byte, whatever B is.
+    A kernel runs at its own bound, so the pooled intensity of ``decode_point`` can hide that one part
+    is compute-bound while the other waits on memory.
+    """
+    c = decode_step_cost(cfg, context_len, cached=True, batch_size=batch_size, dtype=dtype)
+    parts = {"matmul": (c.flops["projections"] + c.flops["mlp"] + c.flops["lm_head"], c.bytes["weights"]),
+             "attention": (c.flops["attention"], c.bytes["kv_read"] + c.bytes["kv_write"])}
+    return {name: {"flops": f, "bytes": n, "intensity": intensity(f, n)} for name, (f, n) in parts.items()}
 
 
 def prefill_point(cfg: ModelConfig, prompt_len: int, dtype="float16") -> dict:

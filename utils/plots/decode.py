@@ -51,16 +51,31 @@ def _label_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _grid_axes(ax, n_rows: int, n_cols: int, words: list[str] | None, xlabel: str) -> None:
-    """Cell borders, and the tokens (or, when there are many, position ticks) along x."""
-    if words is not None and n_cols <= 40:
+def _column_labels(words: list[str], n: int, column_pt: float) -> tuple[list[str], int]:
+    """Each column's label, the token over its position, and the rotation that fits: 0 (two short lines,
+    read straight) when the widest token fits its column, else 90 (one line, read sideways)."""
+    tokens = [token_label(w) for w in words[:n]]
+    if _CHAR_PT * max(map(_label_width, tokens), default=1) <= 0.9 * column_pt:
+        return [f"{t}\n{i}" for i, t in enumerate(tokens)], 0
+    return [f"{t} {i}" for i, t in enumerate(tokens)], 90
+
+
+def _labels_height_pt(labels: list[str], rotation: int) -> float:
+    """The height the column labels take under the axes, in points."""
+    if rotation == 0:
+        return 2.6 * SMALL_SIZE  # two lines
+    return _CHAR_PT * max(map(_label_width, labels), default=2)
+
+
+def _grid_axes(ax, n_rows: int, n_cols: int, labels: list[str] | None, rotation: int, xlabel: str) -> None:
+    """Cell borders, and the column labels (or, when there are many columns, position ticks) along x."""
+    if labels is not None:
         # Plain text under each column: much faster to draw than 40 tick objects per axis.
         ax.set_xticks([])
-        labels = [f"{token_label(w)} {i}" for i, w in enumerate(words[:n_cols])]
         for i, text in enumerate(labels):
-            ax.text(i, -0.02, text, transform=ax.get_xaxis_transform(), rotation=90,
-                    ha="center", va="top", fontsize=SMALL_SIZE)
-        ax.set_xlabel(xlabel, labelpad=4 + _CHAR_PT * max(_label_width(t) for t in labels))
+            ax.text(i, -0.02, text, transform=ax.get_xaxis_transform(), rotation=rotation,
+                    ha="center", va="top", fontsize=SMALL_SIZE, linespacing=1.1)
+        ax.set_xlabel(xlabel, labelpad=4 + _labels_height_pt(labels, rotation))
     else:
         ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_xlabel(xlabel)
@@ -92,7 +107,12 @@ def plot_decode_grids(state: dict):
         right[layer, : min(n, T0)] = _PROMPT
         right[layer, T0:n] = _FILLED
     cmap = ListedColormap(_GRID_COLORS)
-    width = min(14.0, max(9.0, 0.28 * n_pos * 2 + 3))
+    left_in, right_in, wspace = 0.06, 0.99, 0.15  # the subplots_adjust below, as fractions of the figure width
+    widest_pt = _CHAR_PT * max(_label_width(token_label(w)) for w in words[:n_pos]) / 0.9  # a column that fits it
+    # wide enough for straight labels (up to 14 inches); the figure grows rather than tilt them
+    width = min(14.0, max(9.0, 0.28 * n_pos * 2 + 3, widest_pt * n_pos * (2 + wspace) / (right_in - left_in) / 72))
+    column_pt = 72 * width * (right_in - left_in) / (2 + wspace) / n_pos
+    labels, rotation = _column_labels(words, n_pos, column_pt) if n_pos <= 40 else (None, 0)
     fig, (ax0, ax1) = subplots(1, 2, figsize=(width, 3.9), gridspec_kw={"width_ratios": [1, 1]})
     ax0.imshow(left, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
     if step < n_steps:  # future steps: not computed yet
@@ -100,7 +120,7 @@ def plot_decode_grids(state: dict):
     ax0.add_patch(plt.Rectangle((-0.5, step - 0.5), n_pos, 1, fill=False, lw=2, ec="black"))
     ax0.set_ylabel(tr("step (0 = prefill)"))
     ax0.set_yticks(range(0, n_steps + 1, max(1, (n_steps + 1) // 12)))
-    _grid_axes(ax0, n_steps + 1, n_pos, words, tr("position (token)"))
+    _grid_axes(ax0, n_steps + 1, n_pos, labels, rotation, tr("position (token)"))
     ax0.set_title(tr("Loop without cache: step {step} recomputes {n} history positions",
                      step=step, n=state["n_recomputed"]), fontsize=10)
     ax1.imshow(right, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
@@ -108,30 +128,33 @@ def plot_decode_grids(state: dict):
     ax1.add_patch(plt.Rectangle((last - 0.5, -0.5), 1, L, fill=False, lw=2, ec="black"))
     ax1.set_yticks(range(L))
     ax1.set_ylabel(tr("layer"))
-    _grid_axes(ax1, L, n_pos, words, tr("cached position (token)"))
+    _grid_axes(ax1, L, n_pos, labels, rotation, tr("cached position (token)"))
     ax1.set_title(tr("KV cache after step {step}: every layer holds {n} positions", step=step, n=state["cache_len"]),
                   fontsize=10)
     handles = [Patch(color=_GRID_COLORS[_PROMPT], label=tr("prompt (prefill)")),
                Patch(color=_GRID_COLORS[_RECOMPUTED], label=tr("history recomputed (no cache)")),
                Patch(color=_GRID_COLORS[_NEW], label=tr("new token (both loops)")),
-               Patch(color=_GRID_COLORS[_FILLED], label=tr("K/V appended by decode"))]
-    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=LEGEND_SIZE, frameon=False)
-    longest = (max(_label_width(f"{token_label(w)} {i}") for i, w in enumerate(words[:n_pos])) if n_pos <= 40
-               else 2)
-    # room for the rotated token labels and the x label: the figure grows rather than squeeze the grids
-    labels_pt = _CHAR_PT * longest + 34
-    fig.set_figheight(3.9 + max(0.0, labels_pt / 72 - 3.9 * 0.3))
+               Patch(color=_GRID_COLORS[_FILLED], label=tr("K/V appended by decode")),
+               Patch(facecolor=_GRID_COLORS[_EMPTY], edgecolor="#b0b0b0", label=tr("pale or grey: not yet run"))]
+    ncol = len(handles) if width >= 12 else 3
+    legend_rows = -(-len(handles) // ncol)
+    fig.legend(handles=handles, loc="upper center", ncol=ncol, fontsize=LEGEND_SIZE, frameon=False)
+    # room for the column labels and the x label: the figure grows rather than squeeze the grids
+    labels_pt = (_labels_height_pt(labels, rotation) if labels else 2) + 34
+    head_in = 0.48 + 0.2 * legend_rows  # the legend and the titles, in inches
+    fig.set_figheight(3.9 + max(0.0, labels_pt / 72 - 3.9 * 0.3) + 0.2 * (legend_rows - 1))
     height_pt = fig.get_figheight() * 72
     bottom = labels_pt / height_pt
-    top = 1 - 0.66 * 72 / height_pt  # the legend and the titles: a fixed 0.66 inch
-    fig.subplots_adjust(left=0.06, right=0.99, top=top, bottom=bottom, wspace=0.15)  # tight_layout is slow
+    top = 1 - head_in * 72 / height_pt
+    fig.subplots_adjust(left=left_in, right=right_in, top=top, bottom=bottom, wspace=wspace)  # tight_layout is slow
     return fig
 
 
 def plot_recompute_diffs(report, title: str | None = None):
     """Max |cached - recomputed| logit difference at every step of a ``RecomputeReport`` (log scale).
 
-    Exact zeros cannot be drawn on a log axis: they are marked at the bottom edge as hollow dots.
+    Exact zeros cannot be drawn on a log axis: they are drawn as hollow dots on a line of their own at the
+    bottom, labelled "0", below the lowest decade.
     """
     diffs = np.asarray(report.max_diffs, dtype=float)
     steps = np.arange(len(diffs))
@@ -141,12 +164,16 @@ def plot_recompute_diffs(report, title: str | None = None):
     ax.semilogy(steps[pos], diffs[pos], "o-", color=COLORS["cached"], label=tr("max |diff| over the vocabulary"))
     if (~pos).any():
         ax.plot(steps[~pos], np.full((~pos).sum(), floor), "o", mfc="none", color=COLORS["cached"],
-                label=tr("exactly 0 (drawn at the bottom)"))
+                label=tr("exactly 0 (the line marked 0)"))
     ax.axhline(report.tol, color=COLORS["recompute"], ls="--", label=tr("tolerance {tol:g}", tol=report.tol))
-    ax.set_ylim(floor / 2, report.tol * 10)
+    ax.set_ylim(floor / 2, report.tol * 50)  # room above the tolerance line for the legend
     _plain_log_labels(ax)
+    if (~pos).any():  # the zeros' line gets the tick "0"; the decades start a factor 3 above it
+        ticks = [t for t in LogLocator().tick_values(floor, report.tol * 50) if floor * 3 <= t <= report.tol * 50]
+        ax.set_yticks([floor] + ticks, ["0"] + [_si_formatter(t) for t in ticks])
+        ax.axhline(floor * 1.8, color="grey", lw=0.8, ls=(0, (2, 2)))  # where the log scale begins
     ax.set_xlabel(tr("step (0 = prefill logits, s = s-th decode step)"))
-    ax.set_ylabel(tr("max |logit difference| (logit units)"))
+    ax.set_ylabel(tr("max |logit difference|"))
     ax.set_title(tr("Cached vs full recompute, per step") if title is None else title)
     ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
     fig.subplots_adjust(left=0.12, right=0.97, top=0.9, bottom=0.16)  # fixed: tight_layout is slow
@@ -167,7 +194,7 @@ def plot_step_times(tpot: dict, title: str | None = None):
     ax0.legend(fontsize=LEGEND_SIZE)
     _plain_log_labels(ax0)
     ax0.set_xticks(T, [str(t) for t in T])  # the measured lengths
-    ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache"))
+    ax1.plot(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache (1 new token)"))
     ax1.set_ylim(0, max(cached_ms) * 1.15)
     ax1.set_xlim(0, T.max() * 1.05)
     ax1.set_title(tr("The cached step alone (linear axes)"))
@@ -220,6 +247,13 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     return fig
 
 
+def _beside(ax, x: float, text: str, color: str, right: bool = True) -> None:
+    """``text`` at the foot of a vertical line at ``x``, on its right (or left) side."""
+    ax.annotate(text, (x, 0.03), xycoords=ax.get_xaxis_transform(), xytext=(3 if right else -3, 0),
+                textcoords="offset points", ha="left" if right else "right", va="bottom", color=color,
+                fontsize=SMALL_SIZE)
+
+
 def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None):
     """Bytes a cached step reads against T, beside the measured time of a step, on the same T axis.
 
@@ -227,7 +261,8 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     at every T), the K/V cache (linear in T) and their sum. Right: the median time per step, with
     bars from the first to the third quartile of the samples, and the straight line fitted through
     the medians (``fit_step_time``) split the same way: a fixed part and a part growing with T.
-    A dotted line on both marks the T at which the K/V bytes reach the weight bytes.
+    A dotted line on both marks the T at which the K/V bytes reach the weight bytes; a dash-dotted one on
+    the right the T at which the fitted growing part reaches the fixed part. T is in plain tokens.
     """
     T_meas = np.asarray(measured["T"])
     T = np.linspace(0, T_meas.max(), 65).round().astype(int)
@@ -256,17 +291,23 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.3)  # room for the legend
     ax1.set_ylabel(tr("time per step (ms)"))
     ax1.set_title(tr("What one step takes (measured)"))
+    time_cross = fixed / per_token if per_token > 0 else float("inf")  # where the fitted parts are equal
+    if time_cross <= T_meas.max():
+        ax1.axvline(time_cross, color=COLORS["K"], ls="-.", lw=1.5)
+        _beside(ax1, time_cross, tr("fitted parts equal\nat T = {T:,.0f}", T=time_cross), COLORS["K"],
+                right=time_cross >= cross)
     for ax in (ax0, ax1):
         if cross <= T_meas.max():
             ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5)
-            ax.text(cross, 0.03, tr(" K/V bytes = weight bytes\n at T = {T:,}", T=cross),
-                    transform=ax.get_xaxis_transform(), color=COLORS["decode"], fontsize=SMALL_SIZE, va="bottom")
+            _beside(ax, cross, tr("K/V bytes = weight bytes\nat T = {T:,}", T=cross), COLORS["decode"],
+                    right=not (ax is ax1 and time_cross > cross))
         ax.set_xlim(0, T_meas.max() * 1.03)
-        ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 8)), 0)))
-        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x / 1024:g}k" if x else "0"))
+        # ticks in plain tokens (4,096, not 4k), as the crossings are printed
+        ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 4)), 0)))
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x:,.0f}"))
         ax.set_xlabel(tr("context length T (tokens in the cache)"))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper left", framealpha=1)  # opaque: the crossing lines pass behind
     fig.suptitle(title or tr("Decode over a long context: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, V={V} "
                              "(1 CPU thread)", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
                              d_h=cfg.head_dim, V=cfg.vocab_size), fontsize=10)
@@ -279,18 +320,20 @@ def plot_new_query_weights(weights, words: list[str], title: str | None = None):
     and its own (the last column). Each row sums to 1."""
     w = np.asarray(weights, dtype=float)  # (H, S)
     H, S = w.shape
-    labels = [f"{token_label(t)} {i}" for i, t in enumerate(words[:S])]
-    # room under the axes for the rotated labels (a glossed Chinese token is longer) and the x label, in inches
-    under = (_CHAR_PT * max(map(_label_width, labels), default=2) + 30) / 72
-    fig, ax = subplots(figsize=(7.5, 2.0 + under))
+    width, left, right = 7.5, 0.08, 0.98
+    column_pt = 72 * width * (right - left) * 0.94 / S  # the colorbar takes about 6% of the axes' width
+    labels, rotation = _column_labels(words, S, column_pt)
+    # room under the axes for the labels (a glossed Chinese token is longer) and the x label, in inches
+    under = (_labels_height_pt(labels, rotation) + 30) / 72
+    fig, ax = subplots(figsize=(width, 2.0 + under))
     im = ax.imshow(w, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     ax.set_xticks(range(S))
-    ax.set_xticklabels(labels, rotation=90, fontsize=SMALL_SIZE)
+    ax.set_xticklabels(labels, rotation=rotation, fontsize=SMALL_SIZE, linespacing=1.1)
     ax.set_yticks(range(H))
     ax.set_ylabel(tr("query head"))
     ax.set_xlabel(tr("key position (token); the last key is the new token's own"))
     ax.set_title(tr("The new token's query, one row per head") if title is None else title)
     height = fig.get_figheight()
-    fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.3 / height, bottom=under / height)
+    fig.subplots_adjust(left=left, right=right, top=1 - 0.3 / height, bottom=under / height)
     fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02, label=tr("attention weight"))
     return fig

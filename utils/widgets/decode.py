@@ -77,7 +77,8 @@ def decode_grids_html(s: dict) -> str:
         right.append(("layer", tr("layer {layer}", layer=layer), cells))
     key = "".join(f"<span style='background:{c}'></span>{t}" for c, t in [
         (COLORS["prefill"], tr("prompt (prefill)")), (COLORS["recompute"], tr("history recomputed (no cache)")),
-        (COLORS["cached"], tr("new token (both loops)")), (COLORS["decode"], tr("K/V appended by decode"))])
+        (COLORS["cached"], tr("new token (both loops)")), (COLORS["decode"], tr("K/V appended by decode")),
+        ("#f2f2f2", tr("pale or grey: not yet run"))])
     box = "<div style='overflow-x:auto;max-width:100%'>"
     return (
         f"{_DECODE_CSS}<div class='decode-key' style='font-size:90%;margin:4px 0'>{key}</div>"
