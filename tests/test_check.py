@@ -23,6 +23,15 @@ def test_a_broken_variant_states_that_it_is_expected_to_fail(capsys):
         check("impostor cache gives the same token", True, expect=False)
 
 
+def test_a_claim_false_by_nature_is_marked_expected_not_broken(capsys):
+    check("'cats'.endswith('ca')", "cats".endswith("ca"), expect=False, broken=False)
+    assert capsys.readouterr().out == "'cats'.endswith('ca'): False (expected False)\n"
+    with pytest.raises(AssertionError, match="expected False"):
+        check("'ca'.endswith('ca')", True, expect=False, broken=False)
+    check("a true claim", True, broken=False)  # broken only words an expected False
+    assert capsys.readouterr().out.endswith("a true claim: True\n")
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="one truth value"):
         check("all equal", torch.tensor([True, False]))
@@ -30,3 +39,5 @@ def test_bad_arguments_are_named():
         check("", True)
     with pytest.raises(ValueError, match="expect"):
         check("x", True, expect="no")
+    with pytest.raises(ValueError, match="broken"):
+        check("x", False, expect=False, broken="no")

@@ -68,3 +68,16 @@ def test_sizing_only_archs_are_refused_by_the_decoder():
         Decoder(MODEL_PRESETS["GPT-2 (124M)"])
     with pytest.raises(ValueError, match="arch='mamba'"):
         ModelConfig(vocab_size=8, n_layers=1, n_heads=2, n_kv_heads=2, d_model=8, d_ff=8, max_seq_len=8, arch="mamba")
+
+
+def test_max_concurrent_requests_takes_an_average_length():
+    """Requests of different lengths fit as many as their average length says (a padded batch's real
+    tokens, 4,608.5 on average); whole tokens give the same answer as before."""
+    cfg = MODEL_PRESETS["Llama-3-8B"]
+    kw = dict(gpu_bytes=80 * 2**30, weight_bytes=16 * 2**30, dtype="bfloat16")
+    assert max_concurrent_requests(cfg, 4608.0, **kw) == max_concurrent_requests(cfg, 4608, **kw)
+    per_token = kv_bytes_per_token(cfg, "bfloat16")
+    assert max_concurrent_requests(cfg, 4608.5, **kw) == int(64 * 2**30 // (per_token * 4608.5))
+    for bad in (-1.0, float("nan"), -3):
+        with pytest.raises(ValueError, match="seq_len"):
+            max_concurrent_requests(cfg, bad, **kw)

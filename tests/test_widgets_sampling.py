@@ -189,3 +189,21 @@ def test_a_chinese_prompt_is_glossed_in_english_and_plain_in_chinese(course):
         set_language("en")
     assert list(q.controls["prompt"].options) == ["<BOS> 我 喜欢"]
     assert "(cat)" not in q.html.value and "<td>猫</td>" in q.html.value
+
+
+def test_at_temperature_0_a_set_filter_says_it_has_no_effect_and_one_token_is_singular(course):
+    """Regression: at T = 0 the titles said "top-k off" / "top-p off" even with k = 1 and p = 0.05, and the
+    kept set read "1 tokens"."""
+    from utils.plots.sampling import plot_sampling_stages
+
+    p = SamplingPanel(*course)
+    s = p.compute(prompt=p.controls["prompt"].value, temperature=0.0, top_k=1, top_p=0.05)
+    fig = plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s)
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert "top-k = 1: no effect at T = 0" in titles[2] and "top-p = 0.05: no effect at T = 0" in titles[3]
+    assert titles[3].endswith("(kept set: 1 token)")
+    s = p.compute(prompt=p.controls["prompt"].value, temperature=0.0, top_k=p.V, top_p=1.0)  # filters off
+    titles = [ax.get_title(loc="left") for ax in plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"],
+                                                                      s).axes]
+    assert "3 · top-k off" in titles[2] and titles[3].startswith("4 · top-p off")
+    assert "#id = its token id" in fig.axes[-1].get_xlabel()  # the numbers under the tokens are explained

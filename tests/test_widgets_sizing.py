@@ -153,9 +153,9 @@ def check_planner(p: BudgetPlanner) -> None:
     else:
         assert n == 0 and "do not fit" in p.html.value
     # padding: the reserved cache splits exactly into real tokens and padding
-    real_T = max(1, round(v["T"] * (1 - v["padding"])))
-    assert p.state["real_tokens_per_request"] == real_T
-    assert p.state["real_bytes"] == n * cache_bytes_for(cfg, 1, real_T, v["dtype"])
+    real_T = v["T"] * (1 - v["padding"])  # on average: not rounded to whole tokens
+    assert p.state["real_tokens_per_request"] == round(real_T)
+    assert p.state["real_bytes"] == round(n * cache_bytes_for(cfg, 1, v["T"], v["dtype"]) * (1 - v["padding"]))
     assert p.state["real_bytes"] + p.state["padding_bytes"] == p.state["cache_used_bytes"] == n * p.state["per_request_bytes"]
     assert p.state["n_if_real_only"] == max_concurrent_requests(
         cfg, real_T, v["GPU_GiB"] * 2**30, weight_bytes=weights, dtype=v["dtype"], reserve_fraction=v["reserve"])
@@ -228,6 +228,17 @@ def test_planner_padding_reserves_memory_for_nothing():
     assert len(p.fig.axes[1].get_lines()) >= 3  # both curves and the current setting
 
 
+def test_planner_real_tokens_curve_has_no_steps_at_small_T():
+    """Regression: real tokens per request were rounded to whole tokens, so at small T the curve of
+    requests that would fit held flat between neighbouring T (1 and 2, 3 and 4) and drew steps."""
+    s = no_plot(BudgetPlanner(T=8192, padding=0.4375)).state
+    curve = s["curve_n_real_only"]
+    assert all(a > b for a, b in zip(curve, curve[1:]) if b > 0)  # falls at every longer T
+    share = 1 - 0.4375
+    reserved = s["curve_n"]  # the same memory, each request holding share x T tokens: 1 / share times as many
+    assert all(abs(r / share - c) <= 1 / share + 1 for r, c in zip(reserved, curve))  # up to the floors
+
+
 def test_planner_without_padding_draws_one_curve():
     p = BudgetPlanner()
     assert p.values()["padding"] == 0.0 and p.state["padding_bytes"] == 0
@@ -240,3 +251,43 @@ def test_planner_bad_padding_is_shown_not_raised():
     p.controls["padding"].max = 1.0
     p.controls["padding"].value = 1.0  # no real token at all: not a batch
     assert "padding must be in [0, 1)" in p.state["error"] and "padding" in p.html.value
+
+
+def test_planner_redraws_one_figure_in_place():
+    """A slider step moves the artists of one figure (a new figure per step rebuilt every tick: 0.45 s a step)."""
+    p = BudgetPlanner()
+    fig = p.fig
+    p.controls["T"].value = 4096
+    p.controls["padding"].value = 0.25
+    assert p.fig is fig and "error" not in p.state
+    e = KVCacheExplorer()
+    fig = e.fig
+    e.controls["T"].value = 131072
+    assert e.fig is fig and "error" not in e.state
+
+
+def test_planner_legend_names_only_what_is_drawn():
+    """Regression: "unused" stood in the legend with no unused memory left; with all of it used it is gone."""
+    p = BudgetPlanner(T=8192, padding=0.4375)
+    assert p.state["unused_bytes"] > 0  # this case leaves a little: shown
+    labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
+    assert "unused" in labels
+    p = BudgetPlanner(model="Llama-3.1-70B", GPU_GiB=8, weights_dtype="float32")  # only the weights, cut at 8 GiB
+    labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
+    assert labels == ["weights"]
+
+
+def test_planner_padding_slider_reaches_the_batch_share_and_speaks_of_a_few_tokens_with_decimals():
+    """Regression: the slider's steps of 0.05 missed 0.4375 (the notebook's batch); at T = 1 and 90 % padding the
+    text said "0 real tokens", and "1 tokens"."""
+    p = BudgetPlanner(T=8192, padding=0.4375)
+    assert 0.4375 in full_range(p.controls["padding"])
+    assert "43.8% padding" in p.html.value and "4,608 real tokens on average" in p.html.value
+    assert "of cache these requests occupy" in p.html.value  # not "reserved": the reserve is another part
+    q = BudgetPlanner(T=1, padding=0.9)
+    assert "0.1 real tokens on average" in q.html.value and "One request of T = 1 token holds" in q.html.value
+
+
+def test_explorer_says_what_per_position_means():
+    e = KVCacheExplorer(B=4)
+    assert "per token position, all B sequences: 524,288 bytes" in e.html.value  # 4 x 128 KiB

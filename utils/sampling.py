@@ -18,7 +18,13 @@ def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
-    """Keep the smallest set of most likely tokens whose probabilities reach ``p`` (nucleus)."""
+    """Keep the smallest set of most likely tokens whose probabilities reach ``p`` (nucleus).
+
+    ``p >= 1`` keeps every token: a float32 running total reaches 1.0 before a long tail ends, and
+    ``before >= p`` would then drop tokens that p = 1 promises to keep.
+    """
+    if p >= 1:
+        return logits.clone()
     sorted_logits, order = torch.sort(logits, descending=True, dim=-1)  # (B, V)
     probs = torch.softmax(sorted_logits.float(), dim=-1)
     before = probs.cumsum(-1) - probs  # mass of the tokens ranked strictly higher

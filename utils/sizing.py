@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from .config import ModelConfig
+from .i18n import tr
 from .validate import check_int
 
 # Bytes per stored element. float8 and int8 are quantised caches (plus small scale tensors,
@@ -53,22 +54,28 @@ def cache_bytes_for(cfg: ModelConfig, batch_size: int, seq_len: int, dtype: torc
 
 
 def max_concurrent_requests(
-    cfg: ModelConfig, seq_len: int, gpu_bytes: int, weight_bytes: int | None = None,
+    cfg: ModelConfig, seq_len: int | float, gpu_bytes: int, weight_bytes: int | None = None,
     dtype: torch.dtype | str = "float16", reserve_fraction: float = 0.0,
 ) -> int:
     """How many requests of ``seq_len`` tokens fit in what the weights leave of ``gpu_bytes``.
 
     ``weight_bytes`` defaults to the config's parameter count in ``dtype``; ``reserve_fraction``
-    keeps part of the memory for activations and the allocator.
+    keeps part of the memory for activations and the allocator. ``seq_len`` may be a float: the
+    average length of requests that differ (a padded batch's real tokens, 0.56 x T on average).
     """
     if not 0 <= reserve_fraction < 1:
         raise ValueError(f"reserve_fraction must be in [0, 1), got {reserve_fraction}")
     if gpu_bytes < 0:
         raise ValueError(f"gpu_bytes must be >= 0, got {gpu_bytes}")
+    if isinstance(seq_len, float):
+        if not seq_len >= 0:  # also refuses NaN
+            raise ValueError(tr("{name} must be >= {minimum}, got {value}", name="seq_len", minimum=0, value=seq_len))
+    else:
+        check_int("seq_len", seq_len, minimum=0)
     if weight_bytes is None:
         weight_bytes = cfg.n_params * bytes_per_element(dtype)
     free = gpu_bytes * (1 - reserve_fraction) - weight_bytes
-    per_request = cache_bytes_for(cfg, 1, seq_len, dtype)
+    per_request = kv_bytes_per_token(cfg, dtype) * seq_len  # = cache_bytes_for(cfg, 1, seq_len) for whole tokens
     if free <= 0 or per_request == 0:
         return 0
     return int(free // per_request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import PolyCollection
+from matplotlib.colors import LinearSegmentedColormap
 
 from ..i18n import tr
 from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, new_figure, subplots, token_label
@@ -22,52 +23,88 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     ``grammar``: the grammar's exact probability of each shown token (``utils.plots.base.grammar_probs``),
     drawn as a black line across the first row's bars; None draws none.
     """
+    return SamplingFigure(len(ids)).update(stages, ids, words, settings, title, grammar)
+
+
+_STAGE_COLORS = {"original": COLORS["prefill"], "temperature": COLORS["decode"], "top_k": COLORS["K"],
+                 "top_p": COLORS["cached"]}
+
+
+def _stage_titles(settings: dict) -> dict[str, str]:
     T, k, p = settings["temperature"], settings["top_k"], settings["top_p"]
-    titles = {
+    n_kept = settings.get("kept_size")
+    return {
         "original": tr("1 · the model's distribution: softmax(logits)"),
         "temperature": (tr("2 · greedy: all mass on the argmax") if T == 0
                         else tr("2 · temperature {T:g}: softmax(logits / {T:g})", T=T)),
-        "top_k": (tr("3 · top-k off") if k is None or T == 0
+        # at T = 0 a filter that is set still does nothing: greedy has already left one token
+        "top_k": (tr("3 · top-k off") if k is None else tr("3 · top-k = {k}: no effect at T = 0", k=k) if T == 0
                   else tr("3 · top-k = {k}: only the {k} most likely stay", k=k)),
-        "top_p": (tr("4 · top-p off") if p is None or T == 0
+        "top_p": (tr("4 · top-p off") if p is None else tr("4 · top-p = {p:g}: no effect at T = 0", p=p) if T == 0
                   else tr("4 · top-p = {p:g}: smallest set reaching {p:g}", p=p)) + tr(" → what sample() draws from")
-                 + (tr(" (kept set: {n} tokens)", n=settings["kept_size"]) if "kept_size" in settings else ""),
+                 + ("" if n_kept is None else tr(" (kept set: 1 token)") if n_kept == 1
+                    else tr(" (kept set: {n} tokens)", n=n_kept)),
     }
-    colors = {"original": COLORS["prefill"], "temperature": COLORS["decode"], "top_k": COLORS["K"],
-              "top_p": COLORS["cached"]}
-    labels = [f"{token_label(w, stacked=True)}\n#{i}" for i, w in zip(ids, words)]
-    x = np.arange(len(ids))
-    fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2))
-    for ax, name in zip(axes, SAMPLING_STAGES):
-        probs = np.asarray(stages[name], dtype=float)
-        alive = probs > 0
-        # the bars as one collection: one artist to draw instead of one per bar (the panel redraws this)
-        ax.add_collection(PolyCollection([[(xi - 0.4, 0), (xi + 0.4, 0), (xi + 0.4, pr), (xi - 0.4, pr)]
-                                          for xi, pr in zip(x[alive], probs[alive])],
-                                         facecolors=colors[name], edgecolors="none"))
-        for xi in x[~alive]:  # removed by this step or an earlier one
-            ax.text(xi, 0.02, "×", ha="center", va="bottom", fontsize=11, color=COLORS["mask"])
-        line = np.asarray(grammar if name == "original" and grammar is not None else np.zeros(len(x)), dtype=float)
-        for xi, pr in zip(x[alive], probs[alive]):
-            if pr >= 0.005:  # the value above its bar, and above the grammar's line where there is one
-                ax.text(xi, max(pr, line[xi]), f"{pr:.2f}", ha="center", va="bottom", fontsize=SMALL_SIZE)
-        ax.set_xlim(-0.6, len(ids) - 0.4)
-        ax.set_xticks([])  # only the last row names the tokens (fewer ticks: the panel redraws faster)
-        ax.set_ylim(0, 1.15)
-        ax.set_yticks([0, 0.5, 1])
-        ax.set_ylabel(tr("probability"))
-        ax.set_title(titles[name], fontsize=10, loc="left", y=1.0, pad=4)  # a fixed place: no layout pass
-    if grammar is not None:  # what a perfect model of the course language would say, beside the model
-        handles = [plt.Rectangle((0, 0), 1, 1, color=colors["original"], label=tr("the model's probability")),
-                   draw_grammar(axes[0], x, grammar)]
-        axes[0].legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper right", frameon=False)
-    axes[-1].set_xticks(x, labels, fontsize=SMALL_SIZE, linespacing=1.0)
-    axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; × = removed)", n=len(ids)))
-    if title:
-        fig.suptitle(title)
-    # fixed margins (tight_layout is slow): the bottom holds three lines of tick labels (token, meaning, id)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)
-    return fig
+
+
+class SamplingFigure:
+    """``plot_sampling_stages``' figure for ``n`` tokens, made once and redrawn in place by ``update``: the
+    sampling panel moves its bars, marks and labels at each slider step instead of building a new figure
+    (whose axes' ticks took most of a step's time)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, x = n, np.arange(n)
+        self.fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2))
+        self.axes, self.bars, self.crosses, self.values = list(axes), {}, {}, {}
+        for ax, name in zip(self.axes, SAMPLING_STAGES):
+            # the bars as one collection: one artist to draw instead of one per bar
+            self.bars[name] = ax.add_collection(PolyCollection([], facecolors=_STAGE_COLORS[name], edgecolors="none"))
+            # removed by this step or an earlier one: one row of × markers (one artist, not a text per token)
+            (self.crosses[name],) = ax.plot([], [], linestyle="none", marker="x", markersize=6, markeredgewidth=1.2,
+                                            color=COLORS["mask"])
+            self.values[name] = [ax.text(xi, 0, "", ha="center", va="bottom", fontsize=SMALL_SIZE) for xi in x]
+            ax.set_xlim(-0.6, n - 0.4)
+            ax.set_xticks([])  # only the last row names the tokens (fewer ticks to draw)
+            ax.set_ylim(0, 1.15)
+            ax.set_yticks([0, 0.5, 1])
+        self.axes[-1].set_xticks(x, [""] * n, fontsize=SMALL_SIZE, linespacing=1.0)
+        self.grammar = None  # the grammar's lines on the first row, when there are any
+        # fixed margins (tight_layout is slow): the bottom holds three lines of tick labels (token, meaning, id)
+        self.fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)
+
+    def update(self, stages: dict, ids: list[int], words: list[str], settings: dict, title: str = "", grammar=None):
+        x, titles = np.arange(self.n), _stage_titles(settings)
+        line = np.asarray(grammar if grammar is not None else np.zeros(self.n), dtype=float)
+        for ax, name in zip(self.axes, SAMPLING_STAGES):
+            probs = np.asarray(stages[name], dtype=float)
+            alive = probs > 0
+            self.bars[name].set_verts([[(xi - 0.4, 0), (xi + 0.4, 0), (xi + 0.4, pr), (xi - 0.4, pr)]
+                                       for xi, pr in zip(x[alive], probs[alive])])
+            self.crosses[name].set_data(x[~alive], np.full(int((~alive).sum()), 0.06))
+            over = line if name == "original" else np.zeros(self.n)
+            for xi, (text, pr) in enumerate(zip(self.values[name], probs)):
+                shown = pr >= 0.005  # the value above its bar, and above the grammar's line where there is one
+                text.set_visible(shown)
+                if shown:
+                    text.set_position((xi, max(pr, over[xi])))
+                    text.set_text(f"{pr:.2f}")
+            ax.set_ylabel(tr("probability"))
+            ax.set_title(titles[name], fontsize=10, loc="left", y=1.0, pad=4)  # a fixed place: no layout pass
+        if self.grammar is not None:  # the last prompt's lines and legend go; this prompt's come
+            self.grammar.remove()
+            self.axes[0].get_legend().remove()
+            self.grammar = None
+        if grammar is not None:  # what a perfect model of the course language would say, beside the model
+            self.grammar = draw_grammar(self.axes[0], x, grammar)
+            handles = [plt.Rectangle((0, 0), 1, 1, color=_STAGE_COLORS["original"], label=tr("the model's probability")),
+                       self.grammar]
+            self.axes[0].legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper right", frameon=False)
+        self.axes[-1].set_xticklabels([f"{token_label(w, stacked=True)}\n#{i}" for i, w in zip(ids, words)])
+        self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id; × = removed)",
+                                    n=self.n))
+        if title:
+            self.fig.suptitle(title)
+        return self.fig
 
 
 def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None = None, prompt: str | None = None):
@@ -79,7 +116,8 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None
     cannot produce the prompt).
     """
     temps = list(probs_by_t)
-    cmap = plt.get_cmap("coolwarm")
+    # cold to hot, every colour dark enough to read on white (coolwarm's middle was too pale)
+    cmap = LinearSegmentedColormap.from_list("temperatures", ["#253494", "#2c7fb8", "#e6550d", "#a50f15"])
     x = np.arange(len(words))
     width = 0.8 / len(temps)
     fig, (ax,) = new_figure(width=8.0, height=3.6)

@@ -5,10 +5,10 @@ import html
 
 import torch
 
-from ..i18n import in_language, tr
+from ..i18n import in_language, language, tr
 from ..plots.base import grammar_probs, text_label, token_label
 from ..validate import check_tokenizer
-from .base import Panel, dropdown, float_slider, int_slider, prompt_options
+from .base import KEPT_FIGURES, Panel, dropdown, float_slider, int_slider, prompt_options
 
 
 # The prompts the panel offers by default, in the notebook's language: where the model is sure, where a number
@@ -119,12 +119,22 @@ class SamplingPanel(Panel):
             + f"{note}<table class='sampling-kept'><tr>{head}</tr>{rows}{more}</table>"
         )
 
-    keeps_figures = True  # a setting seen before shows its figure again without drawing it
-
     def plot(self, s: dict):
-        from ..plots.sampling import plot_sampling_stages
-        return self.kept_figure(
-            (s["prompt"], s["temperature"], s["top_k"], s["top_p"], self.n_show),
-            lambda: plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s,
-                                         title=tr("Next token after “{prompt}”", prompt=text_label(s["prompt"])),
-                                         grammar=s["shown_grammar"]))
+        from ..plots.sampling import SamplingFigure
+
+        key = (language(), self.n_show)
+        if getattr(self, "_figure_key", None) != key:  # made once (per language): a step redraws it in place
+            self._figure, self._figure_key = SamplingFigure(min(self.n_show, self.V)), key
+        self._setting = (language(), s["prompt"], s["temperature"], s["top_k"], s["top_p"])
+        return self._figure.update(s["stages"], s["shown_ids"], s["shown_words"], s,
+                                   title=tr("Next token after “{prompt}”", prompt=text_label(s["prompt"])),
+                                   grammar=s["shown_grammar"])
+
+    def _png(self, fig, draw) -> bytes:
+        """The picture of a setting seen before comes back without drawing (at most ``KEPT_FIGURES`` are kept)."""
+        pngs = self.__dict__.setdefault("_pngs_by_setting", {})
+        if self._setting not in pngs:
+            while len(pngs) >= KEPT_FIGURES:
+                del pngs[next(iter(pngs))]
+            pngs[self._setting] = draw(fig)
+        return pngs[self._setting]

@@ -5,9 +5,9 @@ import html
 
 import ipywidgets as widgets
 
-from ..i18n import tr
+from ..i18n import in_language, language, tr
 from ..plots.base import format_bytes, new_figure
-from ..plots.sizing import plot_budget, plot_kv_vs_context
+from ..plots.sizing import BudgetFigure, KVLines
 from ..sizing import (
     DTYPE_BYTES, MODEL_PRESETS, bytes_per_element, cache_bytes_for, kv_cache_bytes, max_concurrent_requests,
 )
@@ -96,25 +96,29 @@ class KVCacheExplorer(Panel):
             "<div class=\"kv-explorer\"><p style='font-size:1.3em'>" + tr("KV cache: ")
             + f"<span class=\"kv-bytes\">{s['bytes_text']}</span></p>"
             f"<p>= {formula}<br>"
-            + tr("per position of the batch: {bytes}", bytes=bytes_text(s["per_token_bytes"])) + f"{extra}</p></div>"
+            + tr("per token position, all B sequences: {bytes}", bytes=bytes_text(s["per_token_bytes"]))
+            + f"{extra}</p></div>"
         )
 
     def plot(self, s: dict):
         v = s["values"]
-        fig, (ax,) = new_figure(width=7.0, height=3.6)
         per_token, highlight = {}, None  # one line per element size, so colours never move
         for size in sorted(set(DTYPE_BYTES.values()), reverse=True):
             names = [d for d, b in DTYPE_BYTES.items() if b == size]
             label = tr("{size} bytes per number: {names}" if size > 1 else "{size} byte per number: {names}",
-                       size=size, names=", ".join(names))
+                       size=size, names=in_language({"en": ", ", "zh": "、"}).join(names))
             per_token[label] = s["per_token_by_dtype"][names[0]]
             if size == s["element_bytes"]:
                 highlight = label
-        plot_kv_vs_context(ax, per_token, T_CHOICES[-1], mark=(v["T"], s["bytes"]), highlight=highlight,
-                            max_context=s["max_context"],
-                            title=tr("KV cache vs T  (L={L}, B={B}, H_kv={H_kv}, d_h={d_h})", **v))
-        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9)  # fixed: tight_layout is slow
-        return fig
+        key = (language(), tuple(per_token))
+        if getattr(self, "_lines_key", None) != key:  # made once (per language): a step moves its artists
+            fig, (ax,) = new_figure(width=7.0, height=3.6)
+            fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9)  # fixed: tight_layout is slow
+            self._lines, self._lines_key = KVLines(ax, list(per_token)), key
+        self._lines.update(per_token, T_CHOICES[-1], mark=(v["T"], s["bytes"]), highlight=highlight,
+                           max_context=s["max_context"],
+                           title=tr("KV cache vs T  (L={L}, B={B}, H_kv={H_kv}, d_h={d_h})", **v))
+        return self._lines.ax.figure
 
 
 class BudgetPlanner(Panel):
@@ -125,7 +129,8 @@ class BudgetPlanner(Panel):
     activations and the allocator, every request holds its own cache of T tokens.
     ``padding`` is the share of those T positions that hold no real token, as in a static batch
     left-padded to its longest prompt: ``state["padding_bytes"]`` is what they reserve for nothing,
-    ``state["n_if_real_only"]`` how many requests would fit if each held only its real tokens.
+    ``state["n_if_real_only"]`` how many requests would fit if each held only its real tokens,
+    ``(1 - padding) * T`` on average (``state["real_tokens_per_request"]`` rounds it for display).
     """
 
     title = "Budget planner: how many requests of T tokens fit?"
@@ -141,7 +146,9 @@ class BudgetPlanner(Panel):
             "T": _t_slider(T),
             "reserve": float_slider(tr("reserve (activations, ...)"), reserve, 0.0, 0.5, 0.05,
                                     continuous_update=False),
-            "padding": float_slider(tr("padding (share of T)"), padding, 0.0, 0.9, 0.05, continuous_update=False),
+            # steps of 1/80: 0.4375, the share of a batch of 1k ... 8k tokens padded to 8k, is one of them
+            "padding": float_slider(tr("padding (share of T)"), padding, 0.0, 0.9, 0.0125, continuous_update=False,
+                                    readout_format=".4f"),
         }
         super().__init__(controls)
 
@@ -154,22 +161,22 @@ class BudgetPlanner(Panel):
         weights = cfg.n_params * bytes_per_element(weights_dtype)
         per_request = cache_bytes_for(cfg, 1, T, dtype)
 
-        def fits(t: int) -> int:
+        def fits(t: int | float) -> int:
             return max_concurrent_requests(cfg, t, gpu, weight_bytes=weights, dtype=dtype, reserve_fraction=reserve)
 
-        def real_tokens(t: int) -> int:  # the positions of a request that hold a token, not padding
-            return max(1, round(t * (1 - padding)))
+        def real_tokens(t: int) -> float:  # the positions of a request that hold a token, on average (not rounded:
+            return t * (1 - padding)      # rounding to whole tokens drew steps into the curve at small T)
 
         n = fits(T)
         reserve_bytes = int(gpu * reserve)
         used = n * per_request
-        real = n * cache_bytes_for(cfg, 1, real_tokens(T), dtype)
+        real = round(used * (1 - padding))
         return {"model": model, "T": T, "gpu_bytes": gpu, "weight_bytes": weights, "reserve_bytes": reserve_bytes,
                 "free_for_cache": max(gpu - reserve_bytes - weights, 0), "per_request_bytes": per_request,
                 "n_requests": n, "cache_used_bytes": used, "unused_bytes": gpu - reserve_bytes - weights - used,
                 "weights_fit": weights <= gpu - reserve_bytes, "max_context": cfg.max_seq_len,
                 "tokens_in_cache": n * T, "curve_T": T_CHOICES, "curve_n": [fits(t) for t in T_CHOICES],
-                "padding": padding, "real_tokens_per_request": real_tokens(T), "real_bytes": real,
+                "padding": padding, "real_tokens_per_request": round(real_tokens(T)), "real_bytes": real,
                 "padding_bytes": used - real, "n_if_real_only": fits(real_tokens(T)),
                 "curve_n_real_only": [fits(real_tokens(t)) for t in T_CHOICES] if padding > 0 else None}
 
@@ -180,21 +187,29 @@ class BudgetPlanner(Panel):
         if not s["weights_fit"]:
             body = "<p style='color:#b00'>" + tr("The weights alone do not fit on this GPU: 0 requests.") + "</p>"
         else:
-            body = ("<p>" + tr("One request of T = {T:,} tokens holds {bytes} of cache.", T=s["T"],
-                               bytes=bytes_text(s["per_request_bytes"]))
-                    + "<br><span style='font-size:1.3em'>" + tr("Concurrent requests that fit: ")
+            one = (tr("One request of T = 1 token holds {bytes} of cache.", bytes=bytes_text(s["per_request_bytes"]))
+                   if s["T"] == 1 else tr("One request of T = {T:,} tokens holds {bytes} of cache.", T=s["T"],
+                                          bytes=bytes_text(s["per_request_bytes"])))
+            body = ("<p>" + one + "<br><span style='font-size:1.3em'>" + tr("Concurrent requests that fit: ")
                     + f"<b class=\"n-requests\">{s['n_requests']:,}</b></span>"
-                    + tr(" ({n:,} tokens cached in total).", n=s["tokens_in_cache"]) + "</p>")
+                    + (tr(" (1 token cached in total).") if s["tokens_in_cache"] == 1 else
+                       tr(" ({n:,} tokens cached in total).", n=s["tokens_in_cache"])) + "</p>")
             if s["padding"] > 0:
+                real = s["T"] * (1 - s["padding"])  # on average; a few tokens keep their decimal (0.1, not 0)
+                real_text = f"{real:,.1f}" if real < 100 and not float(real).is_integer() else f"{round(real):,}"
+                n = s["n_if_real_only"]
                 body += "<p>" + tr(
-                    "With {padding:.0%} padding each request holds {real:,} real tokens: of the {used} reserved, "
-                    "<b class=\"padding-bytes\">{padding_bytes}</b> hold padding. Holding only real tokens, "
-                    "<b class=\"n-real-only\">{n:,}</b> requests would fit.", padding=s["padding"],
-                    real=s["real_tokens_per_request"], used=format_bytes(s["cache_used_bytes"]),
-                    padding_bytes=format_bytes(s["padding_bytes"]), n=s["n_if_real_only"]) + "</p>"
+                    "With {padding:.1%} padding each request holds {real} real tokens on average: of the {used} of "
+                    "cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.",
+                    padding=s["padding"], real=real_text, used=format_bytes(s["cache_used_bytes"]),
+                    padding_bytes=format_bytes(s["padding_bytes"])) + " " + (
+                    tr("Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.") if n == 1 else
+                    tr("Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.", n=n)) + "</p>"
         if s["T"] > s["max_context"]:
             body += "<p>" + tr("Note: T is beyond this model's max context ({n:,}).", n=s["max_context"]) + "</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
 
     def plot(self, s: dict):
-        return plot_budget(s)
+        if getattr(self, "_figure", None) is None or self._figure_language != language():
+            self._figure, self._figure_language = BudgetFigure(), language()  # made once: a step redraws it in place
+        return self._figure.update(s)
