@@ -279,3 +279,18 @@ def test_the_cost_model_keeps_the_measured_mean_per_size_and_the_line_elsewhere(
     for bad in (dict(fixed=-1e-3), dict(per_row=float("nan")), dict(per_token="fast")):
         with pytest.raises(ValueError, match=list(bad)[0]):
             StepCostModel(**{"fixed": 0.0, "per_forward": 0.0, "per_row": 0.0, "per_token": 0.0, **bad})
+
+
+def test_the_measured_means_never_make_a_bigger_step_cheaper():
+    # a noisy run: 2 rows measured slower than 3 and 4 (a slow kernel shape, a stall); the replay must not
+    # find 4 rows cheaper than 2, so falling means are pooled into their weighted mean (isotonic)
+    steps = _steps([(1, 0, 3e-3), (2, 0, 6e-3), (3, 0, 4e-3), (3, 0, 4e-3), (4, 0, 4.5e-3), (0, 10, 2e-3),
+                    (0, 20, 1e-3), (0, 30, 4e-3)])
+    c = StepCostModel.fit(steps)
+    rows = [s for _, s in c.decode_by_rows]
+    assert rows == sorted(rows) and rows[0] == pytest.approx(3e-3)
+    # 2 rows (1 step) pool with 3 rows (2 steps), then with 4 rows (1 step), which is still below their mean
+    assert rows[1] == rows[2] == rows[3] == pytest.approx((6e-3 + 2 * 4e-3 + 4.5e-3) / 4)
+    assert dict(c.prefill_by_tokens)[10] == dict(c.prefill_by_tokens)[20] == pytest.approx(1.5e-3)
+    total = sum(s["end_s"] - s["start_s"] for s in steps if not s["prefill"])
+    assert sum(c.seconds(len(s["decode"]), 0) for s in steps if not s["prefill"]) == pytest.approx(total)

@@ -134,6 +134,18 @@ def test_without_a_published_peak_the_limit_is_memory_only(panel):
     assert panel.state["peak_flops"] == 989e12  # bfloat16, dense, from the datasheet
 
 
+def test_the_panel_speaks_the_notebooks_units_and_warns_when_the_batch_does_not_fit():
+    """Before: 142.9 MiB in the panel for the 152.0 MB the notebook prints, and 77 tok/s shown for a
+    10 TiB cache on an 80 GB H100 without a word."""
+    p = DecodeBoundPanel(measured_GBps=14, model="bench 50M", dtype="float32", T=256)
+    assert "152.0 MB" in p.html.value and "MiB" not in p.html.value and "does not fit" not in p.html.value
+    s = p.compute("Llama-3.1-70B", "bfloat16", 256, 131072, "NVIDIA H100 SXM (HBM3)")
+    assert s["weight_memory"] + s["kv_memory"] > s["device_memory"] == 80e9
+    assert "does not fit" in p.render(s)
+    s = p.compute("Llama-3-8B", "bfloat16", 1, 4096, "NVIDIA H100 SXM (HBM3)")  # 16 GB + 0.5 GB: fits
+    assert "does not fit" not in p.render(s)
+
+
 def test_the_bound_figure_draws_both_roofs_and_the_ridge():
     p = DecodeBoundPanel(measured_GBps=40.0, measured_GFLOPS=100.0, model="bench 50M", dtype="float32", T=256)
     labels = p.fig.axes[0].get_legend_handles_labels()[1]

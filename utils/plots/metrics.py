@@ -159,7 +159,9 @@ def plot_schedules(schedules: dict, title: str | None = None):
                         requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left",
                      y=1.0, pad=4)  # a fixed place: matplotlib would otherwise measure every tick label to place it
     axes[-1][0].set_xlabel(tr("time (ms)"))
-    fig.legend(*_schedule_legend(axes[0][0]), loc="lower center", ncol=5, fontsize=LEGEND_SIZE)
+    handles, labels = _schedule_legend(axes[0][0])  # the first sampling (µs) is thinner than a pixel here: say so
+    labels = [tr("first sampling (too short to see)") if label == tr("first sampling") else label for label in labels]
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=LEGEND_SIZE)
     fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)
     # Fixed margins, in inches (tight_layout measures every label: half the drawing time of a panel step):
     # above, the title and the first axes' title; between, each axes' title; below, the time axis and the legend.
@@ -231,7 +233,7 @@ def plot_rate_sweep(sweep: dict, title: str | None = None):
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
     handles = [Line2D([], [], color=colors[p], marker="o", ms=4, label=p) for p in policies]
-    handles += [Line2D([], [], color="0.4", ls=ls, label=label)
+    handles += [Line2D([], [], color="k", ls=ls, label=label)  # black: grey is a policy's colour
                 for ls, label in (("-", tr("p50 (median)")), ("--", "p95"))]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
@@ -253,7 +255,8 @@ def plot_batch_roofline(models: dict, title: str | None = None):
         mem, comp = np.asarray(m["memory_tps"]), np.asarray(m["compute_tps"])
         ax.plot(B, mem, "--", color=COLORS["K"], label=tr("memory roof: B / (bytes / bandwidth)"))
         ax.plot(B, comp, ":", color=COLORS["recompute"], lw=2, label=tr("compute roof: B / (FLOPs / peak)"))
-        ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=1, alpha=0.5, label=tr("roofline (the lower roof)"))
+        ax.plot(B, np.minimum(mem, comp), "-", color="k", lw=6, alpha=0.15, zorder=1,  # a pale band under the roofs
+                label=tr("roofline (the lower roof)"))
         ax.plot(m["measured_B"], m["measured_tps"], "o-", color=COLORS["cached"], ms=6,
                 label=tr("measured: B / TPOT"))
         ax.set_xscale("log", base=2)
@@ -297,7 +300,7 @@ def plot_bandwidth(res: dict, title: str | None = None):
             ha="center", va="bottom", fontsize=9)
     ax.set_ylabel(tr("memory bandwidth (GB/s)"))
     ax.set_title(tr("Batch-1 decode against the memory bandwidth") if title is None else title, fontsize=10)
-    ax.legend(fontsize=LEGEND_SIZE, loc="lower left")
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper right")  # over the decode bar, the lowest: never on the copy bar
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return fig

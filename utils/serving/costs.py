@@ -8,7 +8,7 @@ batch). ``StepCostModel`` prices it in two ways:
   tokens``, fitted by non-negative least squares to a real run's iterations;
 * **the measured means**: for an iteration that only decodes, the mean time the run measured at that
   many rows; for one that only prefills, the mean at that many tokens; interpolated between two
-  measured sizes.
+  measured sizes, and pooled where a bigger size measured cheaper (isotonic: never falling).
 
 A replay takes the measured mean where it has one and the line everywhere else (beyond the measured
 sizes, and for an iteration that mixes decodes and chunks). Why both: measured step times need not lie
@@ -44,11 +44,22 @@ def _nonnegative_lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _means(points: list[tuple[int, float]]) -> Means:
-    """The mean seconds at each size, sizes increasing."""
+    """The mean seconds at each size, sizes increasing, made non-decreasing in the size.
+
+    More rows or more tokens never cost less, but the means of a few noisy iterations can say so (a
+    stall, a slow kernel shape). Adjacent sizes whose means fall are pooled into their weighted mean
+    (isotonic regression, pool-adjacent-violators, weighted by how many iterations each size had), so a
+    replay never finds a bigger step cheaper; the total of all measured seconds is kept."""
     by_size: dict[int, list[float]] = {}
     for size, s in points:
         by_size.setdefault(size, []).append(s)
-    return tuple((x, statistics.fmean(by_size[x])) for x in sorted(by_size))
+    blocks: list[list] = []  # [mean, weight, sizes]: pooled runs of adjacent sizes
+    for x in sorted(by_size):
+        blocks.append([statistics.fmean(by_size[x]), len(by_size[x]), [x]])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:  # a bigger size came out cheaper: pool
+            (m1, w1, x1), (m2, w2, x2) = blocks.pop(-2), blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, x1 + x2])
+    return tuple((x, mean) for mean, _, sizes in blocks for x in sizes)
 
 
 def _measured(size: int, means: Means) -> float | None:

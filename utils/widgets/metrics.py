@@ -6,7 +6,6 @@ import html
 
 from ..perf.timers import BENCH_CONFIGS
 from ..i18n import Names, tr
-from ..plots.base import format_bytes
 from ..plots.metrics import model_label, plot_decode_bound, plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, decode_bound, ridge_batch
 from ..serving import POLICIES, PaddedBatchEngine, StepCostModel, Workload, poisson_arrivals, serve
@@ -32,8 +31,19 @@ HARDWARE_PEAK_FLOPS: dict[str, dict[str, float]] = {
     "NVIDIA H100 SXM (HBM3)": {"float32": 67e12, "bfloat16": _H100.peak_flops, "float16": _H100.peak_flops,
                                "int8": 1979e12},
 }
+# Published memory of each GPU, bytes (decimal, as the datasheets give it): weights + cache must fit.
+HARDWARE_MEMORY_BYTES: dict[str, float] = {"NVIDIA A100 80GB SXM (HBM2e)": 80e9, "NVIDIA H100 SXM (HBM3)": 80e9}
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
 BATCH_CHOICES = [2**i for i in range(9)]  # 1 .. 256
 CONTEXT_CHOICES = [128, 256, 512, 1024, 2048, 4096, 8192, 32768, 131072]
+
+
+def _decimal_bytes(n: float) -> str:
+    """Bytes in decimal units (kB, MB, GB, TB), as the notebook prints them."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,.0f} B"
 
 
 def _choices(labels: dict) -> list:
@@ -92,6 +102,7 @@ class DecodeBoundPanel(Panel):
         return {**bound, "model": model, "dtype": dtype, "B": B, "T": T, "hardware": hardware,
                 "bandwidth_GBps": bandwidth / 1e9, "peak_flops": peak, "ridge": ridge, "n_params": cfg.n_params,
                 "kv_memory": cache_bytes_for(cfg, B, T, dtype), "max_context": cfg.max_seq_len,
+                "weight_memory": cfg.n_params * DTYPE_BYTES[dtype], "device_memory": HARDWARE_MEMORY_BYTES.get(hardware),
                 "kv_share": (bound["kv_read"] + bound["kv_write"]) / bound["total"], "sweep": sweep}
 
     def render(self, s: dict) -> str:
@@ -100,6 +111,11 @@ class DecodeBoundPanel(Panel):
             beyond = tr("T is beyond what {model} reads ({n:,})", model=html.escape(model_label(s["model"])),
                         n=s["max_context"])
             warn = f"<br><b style='color:#b00'>{beyond}</b>"
+        need = s["weight_memory"] + s["kv_memory"]
+        if s["device_memory"] and need > s["device_memory"]:  # known memory only (a GPU's datasheet)
+            full = tr("weights + KV cache need {need}, more than the {memory} this GPU holds: this batch does not fit",
+                      need=_decimal_bytes(need), memory=_decimal_bytes(s["device_memory"]))
+            warn += f"<br><b style='color:#b00'>{full}</b>"
         if s["peak_flops"]:
             ridge = "B = " + format(s["ridge"], ",") if s["ridge"] else tr("beyond B = 4,096")
             compute = [(tr("FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)", peak=s["peak_flops"] / 1e12),
@@ -111,15 +127,15 @@ class DecodeBoundPanel(Panel):
         fastest = {"memory": tr("fastest possible TPOT (memory-bound)"),
                    "compute": tr("fastest possible TPOT (compute-bound)")}[s["bound_by"]]
         rows = [
-            (tr("weights read per step"), format_bytes(s["weights"])),
-            (tr("K/V cache read per step (B × T positions)"), format_bytes(s["kv_read"])),
+            (tr("weights read per step"), _decimal_bytes(s["weights"])),
+            (tr("K/V cache read per step (B × T positions)"), _decimal_bytes(s["kv_read"])),
             (tr("bytes per step / per new token"),
-             f"{format_bytes(s['total'])} / {format_bytes(s['bytes_per_token'])}"),
+             f"{_decimal_bytes(s['total'])} / {_decimal_bytes(s['bytes_per_token'])}"),
             (tr("time to read them (memory roof)"), f"{s['memory_s'] * 1e3:,.3g} ms"), *compute,
             (fastest, f"<b>{s['tpot_min_s'] * 1e3:,.2f} ms</b>"),
             (tr("most tokens/s (all rows)"), f"<b>{s['max_tokens_per_s']:,.0f}</b>"),
             (tr("K/V share of the bytes read"), f"{s['kv_share']:.0%}"),
-            (tr("KV cache memory"), format_bytes(s["kv_memory"])),
+            (tr("KV cache memory"), _decimal_bytes(s["kv_memory"])),
         ]
         table = "".join(f"<tr><td>{name}</td><td>{value}</td></tr>" for name, value in rows)
         return f"<div class='decode-bound'><table>{table}</table>{warn}</div>"
