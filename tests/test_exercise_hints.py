@@ -21,6 +21,7 @@ HINTS = [
     ("01.repeat_kv", "x.repeat: head h reads h % H_kv", "repeat_interleave(n_rep, dim=1)", "挨在一起"),
     ("01.repeat_kv", "no expansion", "n_rep times on dim=1", "出现 n_rep 次"),
     ("01.repeat_kv", "repeated on the time axis", "the heads axis, dim=1", "头这一维"),
+    ("02.last_valid_logits", "number of real tokens as the index", "only with right padding", "只在右填充时"),
     ("02.prefill_positions", "the pads left at -1 (no clamp)", "still index the RoPE tables", "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "counts from 1", "subtract 1", "要减 1"),
     ("02.prefill_positions", "0..T-1 for every row", "however many pads come before it", "不管它前面有多少个填充"),
@@ -44,7 +45,24 @@ HINTS = [
     ("03.decode_step", "every layer reads layer 0's cache", "its own entry in the cache", "在缓存里都有自己的一份"),
     ("03.decode_step", "the new K/V never appended", "exactly once in every layer", "只追加一次"),
     ("03.decode_step", "the new K/V appended twice", "exactly once in every layer", "只追加一次"),
+    ("04.kv_bytes_from_config", "ignores batch_size", "multiply by batch_size", "要乘以 batch_size"),
+    ("04.kv_bytes_from_config", "H instead of H_kv", "only the k/v heads are cached", "缓存里只存 K/V 头"),
+    ("04.kv_bytes_from_config", "forgets V (no factor 2)", "every layer stores both", "每一层两者都要存"),
+    ("04.kv_bytes_from_config", "int8 counted as 2 bytes", "1 for int8", "int8 为 1"),
+    ("04.kv_bytes_from_config", "one layer only", "multiply by num_hidden_layers", "要乘以 num_hidden_layers"),
+    ("04.kv_bytes_from_config", "d_h = C / H always", "when head_dim is in the config", "配置里有 head_dim 就用它"),
+    ("04.max_requests", "rounds up", "a part of a request cannot run", "半个请求跑不起来"),
+    ("04.max_requests", "returns the quotient unrounded", "a part of a request cannot run", "半个请求跑不起来"),
+    ("04.max_requests", "forgets V", "the factor 2 included", "因子 2 也在内"),
+    ("04.max_requests", "ignores the sequence length", "one request holds seq_len tokens", "一个请求有 seq_len 个 token"),
+    ("04.max_requests", "counts float16 whatever the dtype", "compute one request's bytes first", "先算出一个请求的字节数"),
     ("05.top_p", "returns probabilities", "return the logits themselves", "返回 logits 本身"),
+    ("05.top_p", "keeps the token at exactly p (before <= p)", "not <= p", "不是 <= p"),
+    ("05.top_p", "sorted mask on unsorted logits", "put it back at the token ids", "scatter` 回各个 token id"),
+    ("05.top_p", "renormalised with log_softmax", "no renormalising", "不要重新归一化"),
+    ("05.top_p", "drops the long tail at p = 1", "return the logits unchanged when p >= 1", "原样返回 logits"),
+    ("05.stop_text", "cuts at the last occurrence", "`text.rfind(s)` the last one", "找的是最后一次"),
+    ("05.stop_text", "strips the space before the stop string", "spaces included", "空格也不例外"),
     ("05.top_p", "0 instead of -inf outside the nucleus", "a logit of 0 still has weight", "核外要填 -inf"),
     ("05.top_p", "returns the logits sorted", "at its token id", "token id 上"),
     ("05.top_p", "drops the token that crosses p", "ranked before it is < p", "概率之和还小于 p"),
@@ -98,6 +116,41 @@ def test_repeat_kv_reports_the_head_mapping_not_the_numbers(capsys):
     assert "[[[[" not in cases  # no nested tensor
 
 
+@pytest.mark.parametrize("language, case_says, hint_says", [
+    ("en", "your diagonal moved left by T_k - T_q = 2 instead of right", "tril(T_k - T_q)`), not left"),
+    ("zh", "你的对角线往左移了 T_k - T_q = 2 列", "不是往左移")])
+def test_a_causal_mask_with_its_offset_flipped_is_named_not_called_swapped(language, case_says, hint_says, capsys):
+    """Before, tril(T_q - T_k) (the diagonal moved left, not right) passed prefill, then got "True and False are
+    swapped" on the decode case and a bare True/False list on the chunk case."""
+    def flipped(T_q, T_k):
+        return torch.ones(T_q, T_k, dtype=torch.bool).tril(T_q - T_k)
+
+    cases, hint = _hint("01.causal_mask", flipped, language, capsys)
+    assert case_says in cases and hint_says in hint
+    assert "swapped" not in cases and "弄反" not in cases and "True" not in cases
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_causal_mask_message_writes_the_masks_as_0_and_1(language, capsys):
+    """A wrong mask no judge recognises (rows upside down) still reads as 0/1, like the named mistakes."""
+    def upside_down(T_q, T_k):
+        return causal_mask(T_q, T_k).flip(0)
+
+    cases, _ = _hint("01.causal_mask", upside_down, language, capsys)
+    assert "[[1, 0, 0, 0], [1, 1, 0, 0]" in cases and "True" not in cases and "False" not in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "you copied along the time axis"), ("zh", "你在时间维上复制")])
+def test_repeat_kv_copied_along_time_then_reshaped_is_named(language, says, capsys):
+    """Before, repeat_interleave on the time axis and a reshape to H heads printed "yours 0→?, 1→?" alone."""
+    def along_time(x, n_rep):
+        B, H_kv, T, d_h = x.shape
+        return x.repeat_interleave(n_rep, dim=2).reshape(B, H_kv * n_rep, T, d_h)
+
+    cases, hint = _hint("01.repeat_kv", along_time, language, capsys)
+    assert says in cases and "dim=1" in hint and "→?" not in cases
+
+
 def test_cache_update_says_order_not_values_differ(capsys):
     cases, hint = _hint("03.cache_update", dict(MISTAKES["03.cache_update"])["new entries first"], "en", capsys)
     assert "the new positions come first" in cases and "values differ" not in cases and "dim=2" in hint
@@ -111,6 +164,65 @@ def test_stop_text_cases_hold_regex_characters_so_an_unescaped_search_fails(caps
     words = [c.words for c in E.EXERCISES["05.stop_text"].cases()]
     assert "whichever is listed first" not in " ".join(c.hint for c in E.EXERCISES["05.stop_text"].cases())
     assert sum("regex" in w for w in words) == 2
+
+
+def _v_holds_k_new(cache_k, cache_v, k_new, v_new):
+    return (k_new, k_new) if cache_k is None else (torch.cat([cache_k, k_new], 2), torch.cat([cache_v, k_new], 2))
+
+
+def _cat_on_heads(cache_k, cache_v, k_new, v_new):
+    return (k_new, v_new) if cache_k is None else (torch.cat([cache_k, k_new], 1), torch.cat([cache_v, v_new], 1))
+
+
+def _decode_through(step_kind: str):
+    """The reference step whose attention goes wrong: over the new k, v alone, or SDPA with is_causal=True."""
+    import torch.nn.functional as F
+
+    from utils.attention import apply_rope, attention, repeat_kv
+
+    def step(model, token_ids, cache):
+        cfg, B, pos = model.cfg, token_ids.shape[0], cache.seq_len
+        cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]
+        x = model.embed_tokens(token_ids[:, None])
+        for i, layer in enumerate(model.layers):
+            attn, h = layer.self_attn, layer.input_layernorm(x)
+            q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)
+            k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+            v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+            K, V = cache.update(i, k, v)
+            n_rep = cfg.n_heads // cfg.n_kv_heads
+            out = attention(q, k, v) if step_kind == "new only" else F.scaled_dot_product_attention(
+                q, repeat_kv(K, n_rep), repeat_kv(V, n_rep), is_causal=True)
+            x = x + attn.o_proj(out.transpose(1, 2).reshape(B, 1, -1))
+            x = x + layer.mlp(layer.post_attention_layernorm(x))
+        return model.lm_head(model.norm(x))[:, -1]
+    return step
+
+
+# Mistakes found in review: each gets its own message and hint, in both languages.
+REVIEWED = [
+    ("03.cache_update", _v_holds_k_new, "V: its new positions hold k_new", "K grows by k_new and V by v_new",
+     "V 接上 v_new"),
+    ("03.cache_update", _cat_on_heads, "you concatenated on dim=1, the H_kv axis", "the time axis, dim=2", "时间维上"),
+    ("03.decode_step", lambda model, token_ids, cache: model(token_ids[:, None], cache=cache)[:, -1],
+     "your step called the model itself", "from the model's pieces", "用模型的各个部件"),
+    ("03.decode_step", lambda model, token_ids, cache: S.decode_step(model.forward.__self__, token_ids, cache),
+     "your step called the model itself", "from the model's pieces", "用模型的各个部件"),
+    ("03.decode_step", _decode_through("new only"), "the new token's own k and v alone",
+     "the K, V that `cache.update(i, k, v)` returns", "返回的 K、V"),
+    ("03.decode_step", _decode_through("is_causal"), "your query saw key 0 alone", "a decode step needs no mask",
+     "解码步不需要掩码"),
+]
+
+
+@pytest.mark.parametrize("exercise_id, wrong, message, en, zh", REVIEWED,
+                         ids=["V holds k_new", "dim=1 with 1 cached + 1 new", "model(...) called", "forward called",
+                              "attention over the new k, v only", "SDPA is_causal=True"])
+def test_mistakes_found_in_review_are_named_in_both_languages(exercise_id, wrong, message, en, zh, capsys):
+    cases, hint = _hint(exercise_id, wrong, "en", capsys)
+    assert message in cases and en in hint
+    assert zh in _hint(exercise_id, wrong, "zh", capsys)[1]
 
 
 def test_a_decode_step_that_matches_no_known_mistake_gets_the_difference_and_the_checklist(capsys):
@@ -161,3 +273,23 @@ def test_fmt_rounds_floats_and_shows_just_enough_digits_to_tell_two_apart():
     assert fmt(torch.tensor([0.0625, float("-inf")])) == "[0.0625, -inf]" and fmt(torch.tensor(3)) == "3"
     assert shown(0.123456, 0.123457) == ("0.123456", "0.123457")  # 4 digits would read the same
     assert shown((1.0, 2.0), (1.0, 2.00001)) == ("(1.0, 2.0)", "(1.0, 2.00001)")
+
+
+@pytest.mark.parametrize("language, says", [("en", "additive float mask"), ("zh", "加性浮点掩码")])
+def test_causal_mask_additive_float_mask_is_named(language, says, capsys):
+    """Before, a 0/-inf float mask (SDPA's other mask form) only got "expected a bool tensor"."""
+    def additive(T_q, T_k):
+        return torch.zeros(T_q, T_k).masked_fill(~causal_mask(T_q, T_k), float("-inf"))
+
+    cases, hint = _hint("01.causal_mask", additive, language, capsys)
+    assert says in cases and "True" in hint
+
+
+def test_repeat_kv_copied_along_d_h_is_not_called_a_copy_along_time(capsys):
+    """Before, the test tensor had d_h = 1, so a copy along d_h looked exactly like a copy along T."""
+    def along_d_h(x, n_rep):
+        B, H_kv, T, d_h = x.shape
+        return x.repeat_interleave(n_rep, dim=3).reshape(B, H_kv * n_rep, T, d_h)
+
+    cases, _ = _hint("01.repeat_kv", along_d_h, "en", capsys)
+    assert "✗" in cases and "time axis" not in cases

@@ -84,6 +84,30 @@ def _top_p_probabilities(logits, p):  # the nucleus renormalised, as probabiliti
     return torch.softmax(S.top_p(logits, p), -1)
 
 
+def _top_p_at_p_kept(logits, p):  # `before <= p`: keeps the token after a running total equal to p
+    probs = torch.softmax(logits, -1)
+    sp, order = probs.sort(descending=True)
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) - sp <= p)
+    return logits.masked_fill(~keep, float("-inf")) if p < 1 else logits
+
+
+def _top_p_unscattered(logits, p):  # the sorted order's mask applied to the logits as they stand
+    probs = torch.softmax(logits, -1)
+    sp, _ = probs.sort(descending=True)
+    return logits.masked_fill(~(sp.cumsum(0) - sp < p), float("-inf"))
+
+
+def _top_p_log_softmax(logits, p):  # the nucleus renormalised as log-probabilities
+    return torch.log_softmax(S.top_p(logits, p), -1)
+
+
+def _top_p_no_special_case(logits, p):  # float32 `before < p` at every p, 1 included: drops a long tail at p = 1
+    probs = torch.softmax(logits, -1)
+    sp, order = probs.sort(descending=True)
+    keep = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, sp.cumsum(0) - sp < p)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
 def _stop_regex(text, stops):  # each stop string searched as a regular expression, unescaped
     import re
 
@@ -102,6 +126,16 @@ def _stop_first_listed(text, stops):
 def _stop_keeps_string(text, stops):
     hits = [(text.find(s), s) for s in stops if s in text]
     return text[: min(hits)[0] + len(min(hits)[1])] if hits else None
+
+
+def _stop_last(text, stops):  # rfind: the last occurrence
+    hits = [text.rfind(s) for s in stops if s in text]
+    return text[: min(hits)] if hits else None
+
+
+def _stop_stripped(text, stops):  # the space before the stop string removed too
+    hits = [text.find(s) for s in stops if s in text]
+    return text[: min(hits)].rstrip() if hits else None
 
 
 def _itl_with_ttft(times):  # the first gap counted from 0: TTFT is not an ITL
@@ -168,11 +202,18 @@ MISTAKES = {
         ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
         ("H instead of H_kv", lambda c, T, B, dt: S.kv_bytes_from_config({**c, "num_key_value_heads": c["num_attention_heads"]}, T, B, dt)),
         ("d_h = C / H always", lambda c, T, B, dt: S.kv_bytes_from_config({k: v for k, v in c.items() if k != "head_dim"}, T, B, dt)),
+        ("ignores batch_size", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, 1, dt)),
+        ("int8 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "int8" else dt)),
+        ("float32 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "float32" else dt)),
+        ("one layer only", lambda c, T, B, dt: S.kv_bytes_from_config({**c, "num_hidden_layers": 1}, T, B, dt)),
     ],
     "04.max_requests": [
         ("rounds to the nearest", lambda c, T, free, dt: round(free / S.kv_bytes_from_config(c, T, 1, dt))),
         ("forgets V", lambda c, T, free, dt: free // (S.kv_bytes_from_config(c, T, 1, dt) // 2)),
         ("ignores the sequence length", lambda c, T, free, dt: free // S.kv_bytes_from_config(c, 1, 1, dt)),
+        ("returns the quotient unrounded", lambda c, T, free, dt: free / S.kv_bytes_from_config(c, T, 1, dt)),
+        ("rounds up", lambda c, T, free, dt: -(-free // S.kv_bytes_from_config(c, T, 1, dt))),
+        ("counts float16 whatever the dtype", lambda c, T, free, dt: free // S.kv_bytes_from_config(c, T, 1, "float16")),
     ],
     "05.top_p": [
         ("drops the token that crosses p", _top_p_strict),
@@ -181,6 +222,10 @@ MISTAKES = {
         ("returns probabilities", _top_p_probabilities),
         ("0 instead of -inf outside the nucleus", lambda logits, p: logits.masked_fill(torch.isinf(S.top_p(logits, p)), 0.0)),
         ("returns the logits sorted", lambda logits, p: S.top_p(logits, p).sort(descending=True).values),
+        ("keeps the token at exactly p (before <= p)", _top_p_at_p_kept),
+        ("sorted mask on unsorted logits", _top_p_unscattered),
+        ("renormalised with log_softmax", _top_p_log_softmax),
+        ("drops the long tail at p = 1", _top_p_no_special_case),
     ],
     "05.stop_text": [
         ("endswith on the text", _stop_endswith),
@@ -189,6 +234,8 @@ MISTAKES = {
         ("stop strings searched as regular expressions", _stop_regex),
         ("position 0 taken for no hit", lambda text, stops: (lambda hits: text[: min(hits)] if hits and min(hits) else None)(
             [text.find(s) for s in stops if s in text])),
+        ("cuts at the last occurrence", _stop_last),
+        ("strips the space before the stop string", _stop_stripped),
     ],
     "06.ttft_tpot": [
         ("TPOT over n gaps", lambda t0, ts: (ts[0] - t0, (ts[-1] - ts[0]) / len(ts))),

@@ -5,7 +5,7 @@ import torch
 pytest.importorskip("transformers")
 
 from utils import KVCache, ModelConfig, decode_step, from_hf, load_course_model, prefill  # noqa: E402
-from utils.hf import hf_cache_layers, hf_decode_step, hf_llama_like, hf_prefill  # noqa: E402
+from utils.hf import hf_cache_gap, hf_cache_layers, hf_decode_step, hf_llama_like, hf_prefill  # noqa: E402
 
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
@@ -41,3 +41,22 @@ def test_hf_decode_step_appends_one_position_as_our_decode_step_does():
     assert int(their_cache.get_seq_length()) == our_cache.seq_len == 8
     for layer, (k, v) in enumerate(hf_cache_layers(their_cache)):
         assert k.shape == v.shape == our_cache.layer_kv(layer)[0].shape == (2, GQA.n_kv_heads, 8, GQA.head_dim)
+
+
+def test_hf_cache_gap_compares_values_and_refuses_other_shapes():
+    # notebook 00 checks with it that both libraries cache the same numbers, and where a step writes
+    hf = hf_llama_like(GQA)
+    ours = from_hf(hf)
+    ids = torch.randint(0, GQA.vocab_size, (1, 4), generator=torch.Generator().manual_seed(1))  # (B, T)
+    _, their_cache = hf_prefill(hf, ids)
+    _, our_cache = prefill(ours, ids, cache=KVCache())
+    assert hf_cache_gap(our_cache, their_cache) < TOL
+    token = ids[:, 0]
+    hf_decode_step(hf, token, their_cache)
+    decode_step(ours, token, our_cache)
+    assert hf_cache_gap(our_cache, their_cache, slice(4, 5)) < TOL  # the new K/V: slot 4, rotated at position 4
+    _, other = hf_prefill(hf_llama_like(GQA, seed=3), torch.cat([ids, token[:, None]], 1))
+    assert hf_cache_gap(our_cache, other) > 0.01  # other weights: other numbers, and the gap says so
+    _, shorter = hf_prefill(hf, ids)
+    with pytest.raises(ValueError, match="layer 0"):
+        hf_cache_gap(our_cache, shorter)  # 5 positions against 4

@@ -132,7 +132,7 @@ def test_the_grammars_line_stands_beside_the_models_bars():
     (lines,) = [c for c in ax.collections if c.get_label() == "the grammar's exact probability"]
     tops = sorted(round(float(seg[0][1]), 6) for seg in lines.get_segments())
     assert tops == [0.05, 0.75]  # 猫 0.75, 狗 0.05; cats never follows 我 喜欢: no line at 0
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["the model's probability",
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["the model's probability (blue: the token picked)",
                                                                    "the grammar's exact probability"]
     plt.close(fig)
     for prompt in (None, "<BOS> cats cats"):  # no prompt, or one the grammar never produces: bars alone
@@ -238,4 +238,124 @@ def test_the_block_maps_legend_shows_the_colours_of_the_blocks(block_map_state):
     assert matplotlib.colors.to_hex(SINGLE_COLOR) in chart_colors & chart_legend
     assert not chart_colors & {REQUEST_COLORS[r % 10] for r in held}  # the chart does not reuse a request's colour
     assert {t.get_fontsize() for ax in (grid, chart) for t in ax.get_legend().get_texts()} == {LEGEND_SIZE}
+    plt.close(fig)
+
+
+# --- notebook 01's figures: K/V heads under their groups, RoPE speeds without aliasing, upright Chinese ----
+def test_each_kv_head_sits_under_the_middle_of_its_query_group():
+    for H, H_kv in ((8, 8), (8, 2), (8, 1), (6, 3)):
+        fig, ax = subplots()
+        plots.plot_head_groups(ax, H, H_kv)
+        queries, kv = (c.get_offsets()[:, 0] for c in ax.collections)  # (H,), (H_kv,): x of each marker
+        groups = np.asarray(queries).reshape(H_kv, H // H_kv)
+        np.testing.assert_allclose(kv, groups.mean(axis=1))
+        plt.close(fig)
+    with pytest.raises(ValueError, match="must divide"):
+        plots.plot_head_groups(plt.figure().add_subplot(), 8, 3)
+
+
+def test_rope_speeds_draw_a_fast_pair_only_where_its_turns_are_wide():
+    theta = 10000.0 ** (-2 * np.arange(16) / 32)  # the course model's 16 pairs
+    fig = plots.plot_rope_frequencies(theta, 256, window=32)
+    _, window, context = fig.axes[:3]
+    shown = np.ma.getdata(context.get_images()[0].get_array())  # (pairs, 256): NaN where a pair is left blank
+    turns = theta * 256 / (2 * np.pi)  # full turns of each pair over the whole context
+    assert np.isnan(shown[turns > 16]).all() and not np.isnan(shown[turns <= 16]).any()
+    assert turns[0] > 16 and window.get_images()[0].get_array().shape == (16, 32)  # pair 0 turns 5 times in 32
+    assert not np.isnan(np.ma.getdata(window.get_images()[0].get_array())).any()
+    plt.close(fig)
+
+
+def test_token_ticks_stay_upright_when_they_fit(zh):
+    """Before, "<BOS>" stood on end beside upright Chinese labels even with room to spare (notebook 01's
+    course-model heads: 8 tokens in a 5.6-inch panel)."""
+    words = "<BOS> 我 很 喜欢 猫 。 他 有".split()
+    fig, axes = plots.new_figure(ncols=2, width=5.6, height=3.8)
+    plots.plot_weights(axes[0], np.eye(8), tokens=words)
+    assert [t.get_rotation() for t in axes[0].get_xticklabels()] == [0] * 8
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == words
+    plt.close(fig)
+
+
+def test_token_ticks_stand_latin_labels_on_end_when_they_would_collide(zh):
+    words = ["<BOS>", "我", "喜欢", "。"] * 4  # 16 columns in a 2-inch axes: "<BOS>" is wider than its column
+    fig, ax = subplots(figsize=(2.5, 2.5))
+    plots.plot_weights(ax, np.eye(16), tokens=words)
+    assert [t.get_rotation() for t in ax.get_xticklabels()] == [90, 0, 0, 0] * 4
+    plt.close(fig)
+
+
+def test_a_mask_says_which_colour_may_attend():
+    """A mask panel carries its key (before, blue and grey were left to guess); key=False leaves it out."""
+    fig, (ax, bare) = plots.new_figure(ncols=2)
+    plots.plot_mask(ax, np.tril(np.ones((4, 4), bool)))
+    plots.plot_mask(bare, np.tril(np.ones((4, 4), bool)), key=False)
+    bar = fig.axes[-1]
+    assert len(fig.axes) == 3 and [t.get_text() for t in bar.get_yticklabels()] == ["False:\nmasked",
+                                                                                      "True:\nmay attend"]
+    plt.close(fig)
+
+
+def test_head_groups_number_their_heads_and_call_one_head_mha_and_mqa():
+    fig, ax = subplots()
+    plots.plot_head_groups(ax, 8, 2)
+    numbers = [t.get_text() for t in ax.texts]
+    assert numbers == [str(h) for h in range(8)] + ["0", "1"]
+    plots.plot_head_groups(ax, 1, 1)
+    assert ax.get_title().startswith("MHA (= MQA)")
+    plt.close(fig)
+
+
+# --- notebook 03's figures ------------------------------------------------------------------------------
+
+def _decode_state(prompt_len=8, n_steps=3, step=2):
+    words = "<BOS> he has three small dogs . they like horses . <EOS>".split()
+    return {"prompt_len": prompt_len, "n_steps": n_steps, "step": step, "tokens": words[:prompt_len + n_steps],
+            "cache_len_per_layer": [prompt_len + step] * 4, "cache_len": prompt_len + step, "n_recomputed": prompt_len + step - 1}
+
+
+def test_decode_grids_label_columns_straight_and_name_what_has_not_run():
+    """Before, the token labels stood on end (rotated 90°), and the pale rows and grey slots of steps not yet
+    run were missing from the legend."""
+    fig = plots.plot_decode_grids(_decode_state())
+    labels = [t for t in fig.axes[0].texts if "\n" in t.get_text()]
+    assert [t.get_text() for t in labels[:2]] == ["<BOS>\n0", "he\n1"] and {t.get_rotation() for t in labels} == {0}
+    assert "pale or grey: not yet run" in [t.get_text() for t in fig.legends[0].get_texts()]
+    plt.close(fig)
+
+
+def test_new_query_weights_put_each_position_under_its_token():
+    fig = plots.plot_new_query_weights(np.full((2, 4), 0.25), ["<BOS>", "he", "has", "dogs"])
+    ticks = fig.axes[0].get_xticklabels()
+    assert [t.get_text() for t in ticks] == ["<BOS>\n0", "he\n1", "has\n2", "dogs\n3"]
+    assert {t.get_rotation() for t in ticks} == {0}
+    plt.close(fig)
+
+
+def test_recompute_diffs_mark_exact_zeros_with_a_zero_tick():
+    """Before, step 0's exact zero was drawn on the 1e-7 grid line and read as 1e-7."""
+    fig = plots.plot_recompute_diffs(NS(max_diffs=[0.0, 2e-6, 1e-5, 3e-6], tol=1e-4))
+    ax = fig.axes[0]
+    zero_y = ax.lines[1].get_ydata()[0]  # the hollow dot of step 0
+    ticks = dict(zip(ax.get_yticks(), [t.get_text() for t in ax.get_yticklabels()]))
+    assert ticks[zero_y] == "0" and all(t >= 3 * zero_y for t in ticks if t != zero_y)
+    plt.close(fig)
+
+
+def test_long_context_ticks_are_plain_tokens_and_both_crossings_are_marked():
+    """Before, the ticks read 4k, 8k (1,024-based) beside a crossing printed as 7,090, and the fitted parts'
+    crossing was not marked."""
+    from utils.config import ModelConfig
+    from utils.perf import Stats
+
+    cfg = ModelConfig(vocab_size=16000, n_layers=2, n_heads=8, n_kv_heads=8, d_model=512, d_ff=1376, max_seq_len=16385)
+    Ts = [512, 4096, 8192, 16384]
+    measured = {"T": Ts, "step": [Stats([0.010 + 1e-6 * T] * 3) for T in Ts]}  # fixed 10 ms, equal at T = 10,000
+    fig = plots.plot_bytes_and_step_time(cfg, measured)
+    fig.canvas.draw()
+    ax0, ax1 = fig.axes[:2]
+    shown = [t.get_text() for t, x in zip(ax0.get_xticklabels(), ax0.get_xticks()) if 0 <= x <= ax0.get_xlim()[1]]
+    assert shown == ["0", "4,096", "8,192", "12,288", "16,384"]
+    notes = [t.get_text() for t in ax1.texts]
+    assert any("7,090" in n for n in notes) and any("10,000" in n for n in notes)
     plt.close(fig)

@@ -1,8 +1,9 @@
 """utils/timeline.py: a generation's steps laid end to end, and their median over runs."""
 import pytest
+import torch
 
-from utils import generate
-from utils.timeline import fastest_timeline, median_timeline, timeline
+from utils import generate, prefill
+from utils.timeline import count_tensor_ops, fastest_timeline, median_timeline, timeline
 
 
 def test_timeline_lays_the_steps_end_to_end(model_tok):
@@ -44,3 +45,15 @@ def test_fastest_timeline_takes_each_step_minimum_as_its_name_says(model_tok):
         median_timeline(runs, stat="min")  # the old spelling is gone, not silently a median
     with pytest.raises(ValueError):
         fastest_timeline([runs[0], generate(model, tok.encode("<BOS> 我 喜欢"), 2)])
+
+
+def test_count_tensor_ops_counts_what_a_pass_dispatches_whatever_its_length(model_tok):
+    # notebook 00: a pass calls the same operations for 3 tokens as for 30, its fixed cost
+    model, tok = model_tok
+    ids = torch.randint(3, model.cfg.vocab_size, (1, 30), generator=torch.Generator().manual_seed(0))  # (B, T)
+    ids_3 = ids[:, :3].clone()  # sliced here: a slice inside the counted call would be one more operation
+    n3, n30 = count_tensor_ops(lambda: prefill(model, ids_3)), count_tensor_ops(lambda: prefill(model, ids))
+    assert n3 == n30 > 20 * model.cfg.n_layers  # dozens of operations per block, the same for any T
+    a, b = torch.ones(3), torch.ones(3)
+    assert count_tensor_ops(lambda: a + b) == 1
+    assert count_tensor_ops(lambda: None) == 0

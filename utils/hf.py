@@ -5,6 +5,7 @@ weights, same logits), and their caches read in our terms.
     logits, their_cache = hf_prefill(hf_model, ids)  # a DynamicCache, as prefill(ours, ids) fills a KVCache
     hf_decode_step(hf_model, token, their_cache)    # one token per row, as decode_step(ours, token, cache)
     hf_cache_layers(their_cache)                    # [(K, V) per layer], each [B, H_kv, T, d_h]
+    hf_cache_gap(our_cache, their_cache)            # the largest |ours - theirs| over every layer's K and V
     hf_crop(their_cache, n)                         # keep the first n positions, as our cache.crop(n)
     hf_llama_like(cfg)                              # a random LlamaForCausalLM of our config's shape, offline
 
@@ -131,6 +132,22 @@ def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
     if hasattr(past_key_values, "key_cache"):  # older DynamicCache: two lists
         return list(zip(past_key_values.key_cache, past_key_values.value_cache))
     return [(k, v) for k, v in past_key_values]  # the legacy tuple of (K, V) pairs
+
+
+def hf_cache_gap(cache, past_key_values, positions: slice = slice(None)) -> float:
+    """The largest ``|ours - theirs|`` over every layer's K and V at ``positions`` (a slice of the time
+    axis): our ``cache`` against a transformers cache of the same model. ``ValueError`` when the two do
+    not hold the same layers and shapes, so a gap of 0 can only mean the same numbers."""
+    theirs = hf_cache_layers(past_key_values)
+    if len(theirs) != cache.n_layers:
+        raise ValueError(f"our cache has {cache.n_layers} layers, theirs {len(theirs)}")
+    gap = 0.0
+    for layer, pair in enumerate(theirs):
+        for ours, their in zip(cache.layer_kv(layer), pair):  # K, then V: (B, H_kv, T, d_h) each
+            if ours.shape != their.shape:
+                raise ValueError(f"layer {layer}: our {list(ours.shape)} against their {list(their.shape)}")
+            gap = max(gap, (ours[:, :, positions].float() - their[:, :, positions].float()).abs().max().item())
+    return gap
 
 
 def _cache_argument(hf_model) -> str:

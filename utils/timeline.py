@@ -4,13 +4,16 @@
 (``step_times_s``); a timeline lays them end to end as bars a plot can draw
 (``utils.plots.plot_timeline``). A single run on a shared CPU can catch a pause of the scheduler
 in any step, so ``median_timeline`` (each segment's median) and ``fastest_timeline`` (each segment's
-minimum) combine several runs of the same generation, segment by segment.
+minimum) combine several runs of the same generation, segment by segment. ``count_tensor_ops``
+counts the tensor operations one call dispatches: the fixed work a forward pass pays whatever T.
 """
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
+
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .generate import GenerationResult
 
@@ -88,3 +91,26 @@ def _combine(results: Sequence[GenerationResult], row: int, pick) -> list[Segmen
         segments.append(Segment(first.phase, first.step, t, d, first.token))
         t += d
     return segments
+
+
+class _OpCounter(TorchDispatchMode):
+    # sees every tensor operation torch dispatches to a kernel (aten::mm, aten::add, ...), counts it, runs it
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.n += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_tensor_ops(fn: Callable[[], object]) -> int:
+    """How many tensor operations (aten kernels) calling ``fn()`` dispatches, e.g. one prefill.
+
+    Each operation costs a few microseconds of Python and dispatch on a CPU, however small its
+    tensors: for a tiny model that count, not the number of tokens, sets the time of a pass.
+    """
+    counter = _OpCounter()
+    with counter:
+        fn()
+    return counter.n

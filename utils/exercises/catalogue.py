@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
-from ..i18n import tr
+from ..i18n import in_language, tr
 from . import solutions as S
-from .decode_exercise import decode_step_cases, mqa_model
-from .judges import (Case, Exercise, FormProblem, call_with, is_form_problem, make_case, same_pair, same_tensor,
-                     seeded_randn)
-from .mistakes import cache_pair_judge, head_map_judge, mask_judge, nucleus_judge, positions_judge, stop_judge
+from .decode_exercise import cache_pair_judge, decode_step_cases, mqa_model
+from .judges import (Case, Exercise, FormProblem, call_with, diagnosis, is_form_problem, make_case, same_pair,
+                     same_tensor, same_value, seeded_randn)
+from .mistakes import head_map_judge, mask_judge, nucleus_judge, positions_judge, stop_judge
+from .sizing_mistakes import kv_bytes_cases, max_requests_cases
 
 
 # --- 01 · the attention block --------------------------------------------------------------------
@@ -29,7 +31,8 @@ def _causal_mask_cases() -> list[Case]:
 
 
 def _repeat_kv_cases() -> list[Case]:
-    x = torch.arange(2 * 3 * 2 * 1, dtype=torch.float32).view(2, 3, 2, 1)  # (B, H_kv, T, d_h): distinct per head
+    # (B, H_kv, T, d_h): distinct numbers everywhere; d_h = 2, so a copy along d_h differs from one along T
+    x = torch.arange(2 * 3 * 2 * 2, dtype=torch.float32).view(2, 3, 2, 2)
     return [Case("GQA: B=2, H_kv=3, n_rep=2", call_with(x, 2), head_map_judge(x, 2),
                  "query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
             Case("MHA: n_rep=1 changes nothing", call_with(x, 1), head_map_judge(x, 1)),
@@ -51,6 +54,12 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
             if not torch.equal(got[b], expected[b]):
                 last = int(mask[b].nonzero().max())
                 same = [t for t in range(logits.shape[1]) if torch.equal(got[b], logits[b, t])]
+                if same and same[0] == int(mask[b].sum()) - 1:  # the count of real tokens minus 1
+                    return diagnosis(
+                        tr("row {b}: you returned position {t} = its number of real tokens - 1; its last real "
+                           "token is at {last}", b=b, t=same[0], last=last),
+                        tr("the number of real tokens - 1 is the last real index only with right padding (pads "
+                           "last); with left padding the pads come first: find each row's last 1"))
                 which = tr("the logits of position {t}", t=same[0]) if same else tr("logits of no position")
                 return tr("row {b}: you returned {which}; its last real token is at {last}",
                           b=b, which=which, last=last)
@@ -80,54 +89,40 @@ def _cache_update_cases() -> list[Case]:
     k0, v0, k1, v1 = seeded_randn(2, 2, 3, 4, seed=2), seeded_randn(2, 2, 3, 4, seed=3), seeded_randn(2, 2, 1, 4, seed=4), seeded_randn(2, 2, 1, 4, seed=5)
     k2, v2 = seeded_randn(2, 2, 2, 4, seed=6), seeded_randn(2, 2, 2, 4, seed=7)
     hint = "the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"
+    # 1 cached + 1 new: every axis but time matches, so a concatenation on the heads axis runs without error
+    k0_1, v0_1 = k0[:, :, :1], v0[:, :, :1]
     return [Case("from empty: the first 3 positions", call_with(None, None, k0, v0), cache_pair_judge(None, None, k0, v0),
                  "an empty cache (None) simply becomes the new K and V"),
+            Case("T_new = 1 after 1 cached", call_with(k0_1, v0_1, k1, v1), cache_pair_judge(k0_1, v0_1, k1, v1), hint),
             Case("T_new = 1 after 3 cached", call_with(k0, v0, k1, v1), cache_pair_judge(k0, v0, k1, v1), hint),
             Case("T_new = 2 after 3 cached", call_with(k0, v0, k2, v2), cache_pair_judge(k0, v0, k2, v2), hint)]
 
 
 # --- 04 · cache sizing ----------------------------------------------------------------------------
 
-LLAMA3_8B = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}
-LLAMA2_7B = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}  # no num_key_value_heads: MHA
-GEMMA2_9B = {"num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "hidden_size": 3584,
-             "head_dim": 256}  # d_h = 256, not 3584 / 16 = 224
-
-
-def _kv_bytes_cases() -> list[Case]:
-    f = S.kv_bytes_from_config
-    return [make_case("Llama-3-8B (GQA), T=4096, B=1, float16", (LLAMA3_8B, 4096, 1, "float16"), f(LLAMA3_8B, 4096, 1, "float16"),
-                  hint="2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads"),
-            make_case("Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16", (LLAMA2_7B, 2048, 2, "bfloat16"),
-                  f(LLAMA2_7B, 2048, 2, "bfloat16"), hint="a config without num_key_value_heads is MHA: H_kv = H"),
-            make_case("Gemma-2-9B: head_dim given, T=8192, B=1, float32", (GEMMA2_9B, 8192, 1, "float32"),
-                  f(GEMMA2_9B, 8192, 1, "float32"), hint="when head_dim is in the config, use it: it is not always C / H"),
-            make_case("Llama-3-8B, int8 cache, T=1000, B=4", (LLAMA3_8B, 1000, 4, "int8"), f(LLAMA3_8B, 1000, 4, "int8"))]
-
-
-def _max_requests_cases() -> list[Case]:
-    f = S.max_requests
-    free = 20 * 2**30 + 700 * 2**20  # 20.7 GiB; one request at T=8192 needs 1 GiB
-    return [make_case("Llama-3-8B, T=8192, 20.7 GiB free, float16", (LLAMA3_8B, 8192, free, "float16"),
-                  f(LLAMA3_8B, 8192, free, "float16"), hint="only whole requests fit: round down"),
-            make_case("Gemma-2-9B, T=4096, 10 GB free, bfloat16", (GEMMA2_9B, 4096, 10**10, "bfloat16"),
-                  f(GEMMA2_9B, 4096, 10**10, "bfloat16")),
-            make_case("less than one request", (LLAMA2_7B, 4096, 2**20, "float16"), 0)]
+# The cases live beside their judges, in sizing_mistakes.py.
 
 
 # --- 05 · sampling and stopping -------------------------------------------------------------------
 
 def _top_p_cases() -> list[Case]:
-    # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625; every p below is at least 0.05 away from a running total
+    # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625, powers of two, so float32 running totals are exact: p = 0.75 is
+    # reached exactly by two tokens, and every other p below is at least 0.05 away from a running total
     logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625]))
+    # 64 tokens with a long tail (geometric probabilities, shuffled): float32 running totals reach 1.0 before the tail
+    tail = -0.5 * torch.randperm(64, generator=torch.Generator().manual_seed(5)).float()
     hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
 
-    def case(words, p, hint=hint):
+    def case(words, p, hint=hint, logits=logits):
         return Case(words, call_with(logits, p), nucleus_judge(logits, p), hint)
     return [case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", 0.7),
             case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", 0.8),
+            case("p=0.75: 0.5 + 0.25 reaches p exactly, so two tokens", 0.75,
+                 "a token is kept while the mass ranked before it is < p: at exactly p the set is complete"),
             case("p=0.3: the top token alone already reaches p", 0.3, "never empty: the most likely token is always kept"),
-            case("p=1.0 keeps every token", 1.0, "")]
+            case("p=1.0 keeps every token", 1.0, ""),
+            case("p=1.0 on 64 tokens with a long tail: all 64 kept", 1.0,
+                 "at p = 1 keep every token: float32 running sums reach 1.0 before the tail", tail)]
 
 
 def _stop_text_cases() -> list[Case]:
@@ -135,31 +130,91 @@ def _stop_text_cases() -> list[Case]:
 
     def case(words, text, stops, hint=""):
         return Case(words, call_with(text, stops), stop_judge(text, stops), hint)
-    return [case("the stop string spans two tokens", "我 喜欢 猫 。 他 有", ["猫 。"],
-                 "search the decoded text for the whole string; it may cover several tokens"),
+
+    def say(en, zh):  # the texts speak the course's language; built when a check runs, in its language
+        return in_language({"en": en, "zh": zh})
+    return [case("the stop string spans two tokens", say("I like cats . he has", "我 喜欢 猫 。 他 有"),
+                 [say("cats .", "猫 。")], "search the decoded text for the whole string; it may cover several tokens"),
             case("the later-listed string occurs first", "she has a dog . it runs", ["runs", "a dog"],
                  "cut at the stop string that occurs first in the text, wherever it is in the list"),
-            case("no stop string occurs", "我 喜欢 猫", ["。"], "return None when no stop string occurs"),
-            case("the text starts with a stop string", "。 他", ["。"]),
+            case("the stop string occurs twice: the first one stops",
+                 say("he likes cats . she likes cats .", "他 喜欢 猫 。 她 喜欢 猫 。"), [say("cats .", "猫 。")],
+                 "cut at the first occurrence: `text.find(s)`, not `text.rfind(s)`"),
+            case("no stop string occurs", say("I like cats", "我 喜欢 猫"), [say("dogs", "狗")],
+                 "return None when no stop string occurs"),
+            case("the text starts with a stop string", say(". he", "。 他"), [say(".", "。")]),
             case("a stop string with a regex character: '...'", "wait ... what", ["..."], regex),
             case("a stop string with a regex character: '?'", "who is she ? my sister", ["?"], regex)]
 
 
 # --- 06 · metrics ---------------------------------------------------------------------------------
 
+def _said(problem: str, mistake: str) -> str:
+    """The expected and got values, then the mistake they reveal."""
+    return tr("{problem}: {mistake}", problem=problem, mistake=mistake)
+
+
+def _ttft_tpot_judge(t_request: float, times: list[float]) -> Callable[[Any], str | None]:
+    """Compare with the reference; name the usual mistakes instead of repeating the formula."""
+    expected = S.ttft_tpot(t_request, times)
+    form, n = same_value(expected), len(times)
+
+    def close(a, b) -> bool:
+        return isinstance(a, (int, float)) and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+    def judge(got) -> str | None:
+        problem = form(got)
+        if problem is None or is_form_problem(problem):
+            return problem
+        ttft, tpot = got
+        if t_request and close(ttft, times[0]):
+            return diagnosis(_said(problem, tr("your TTFT is the first token's time on the clock")),
+                             tr("TTFT counts from the request's arrival, t_request"))
+        if n > 1 and close(tpot, (times[-1] - times[0]) / n):
+            return diagnosis(_said(problem, tr("your TPOT divides by n")), tr("n tokens have n - 1 gaps between them"))
+        if n > 1 and (close(tpot, (times[-1] - t_request) / n) or close(tpot, (times[-1] - t_request) / (n - 1))):
+            return diagnosis(_said(problem, tr("your TPOT counts from the request")),
+                             tr("TPOT starts at the first token: the wait before it is TTFT's"))
+        return problem
+    return judge
+
+
 def _ttft_tpot_cases() -> list[Case]:
     times = [10.30, 10.34, 10.37, 10.41]
-    return [make_case("request at 10.0 s, four tokens", (10.0, times), S.ttft_tpot(10.0, times),
-                  hint="TTFT counts from the request; TPOT = (last - first) / (n - 1)"),
-            make_case("one token only: no TPOT", (5.0, [5.2]), S.ttft_tpot(5.0, [5.2]), hint="n = 1 gives TPOT None"),
-            make_case("a long wait in the queue", (0.0, [2.0, 2.1]), S.ttft_tpot(0.0, [2.0, 2.1]))]
+    return [Case("request at 10.0 s, four tokens (seconds)", call_with(10.0, times), _ttft_tpot_judge(10.0, times)),
+            Case("one token only: no TPOT", call_with(5.0, [5.2]), _ttft_tpot_judge(5.0, [5.2]), "n = 1 gives TPOT None"),
+            Case("a long wait in the queue: request at 1.0 s", call_with(1.0, [3.0, 3.1]),
+                 _ttft_tpot_judge(1.0, [3.0, 3.1]))]
+
+
+def _itl_judge(times: list[float]) -> Callable[[Any], str | None]:
+    """Compare with the reference; name the usual mistakes (mean, max, another percentile method)."""
+    gaps = np.diff(times)
+    form = same_value(S.itl_p95(times))
+    named = [(float(gaps.mean()), tr("your value is the mean gap (that is TPOT)")),
+             (float(gaps.max()), tr("your value is the largest gap, not the 95th percentile")),
+             (float(np.percentile(gaps, 95, method="nearest")), tr("your value is the nearest-rank percentile"))]
+
+    def judge(got) -> str | None:
+        problem = form(got)
+        if problem is None or is_form_problem(problem):
+            return problem
+        for value, message in named:
+            if isinstance(got, (int, float)) and abs(got - value) <= 1e-9:
+                return diagnosis(_said(problem, message), tr("take `np.percentile(gaps, 95)`: numpy's default interpolates linearly"))
+        return problem
+    return judge
 
 
 def _itl_cases() -> list[Case]:
     times = [1.0, 1.1, 1.2, 1.3, 1.9, 2.0, 2.1]
-    return [make_case("seven tokens, one stall", (times,), S.itl_p95(times),
-                  hint="ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly"),
-            make_case("two tokens: one gap", ([3.0, 3.5],), S.itl_p95([3.0, 3.5]))]
+    many = [0.0]  # 24 gaps of 20-43 ms, two of them stalls of 250 and 400 ms: p95, max and nearest rank all differ
+    for gap in [0.020 + 0.001 * k for k in range(22)] + [0.25, 0.40]:
+        many.append(round(many[-1] + gap, 6))
+    return [Case("seven tokens, one stall (seconds)", call_with(times), _itl_judge(times),
+                 "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly"),
+            Case("two tokens: one gap", call_with([3.0, 3.5]), _itl_judge([3.0, 3.5])),
+            Case("25 tokens, two stalls (seconds)", call_with(many), _itl_judge(many))]
 
 
 # --- 08 · beyond the basics ------------------------------------------------------------------------
@@ -246,9 +301,9 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
         "concatenate on the time axis"),
     Exercise("03.decode_step", "one decode step, layer by layer", S.decode_step, decode_step_cases,
         "the new token's position is the cache length"),
-    Exercise("04.kv_bytes_from_config", "cache bytes from a config.json", S.kv_bytes_from_config, _kv_bytes_cases,
+    Exercise("04.kv_bytes_from_config", "cache bytes from a config.json", S.kv_bytes_from_config, kv_bytes_cases,
         "2 x L x B x H_kv x T x d_h x bytes"),
-    Exercise("04.max_requests", "how many requests fit", S.max_requests, _max_requests_cases,
+    Exercise("04.max_requests", "how many requests fit", S.max_requests, max_requests_cases,
         "free bytes over one request's cache bytes, rounded down"),
     Exercise("05.top_p", "the nucleus", S.top_p, _top_p_cases, "the token that crosses p is kept"),
     Exercise("05.stop_text", "stop strings on text", S.stop_text, _stop_text_cases, "the earliest stop string wins"),

@@ -1,13 +1,20 @@
-"""03.decode_step: the learner's decode step runs beside ``decode_step`` for 16 steps; where they part, the
+"""The judges of notebook 03's exercises, which name the mistake.
+
+03.cache_update: the (K, V) that came back is compared with what each plausible mistake returns (the new
+positions first, only the new ones, another axis, K and V swapped, K grown by v_new).
+
+03.decode_step: the learner's decode step runs beside ``decode_step`` for 16 steps; where they part, the
 judge names the mistake.
 
 At the first step whose logits differ, the reference step is run again from the same cache with one
 mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity), one
 too low, one too high or read after layer 0 appended; the final norm, a layer norm, a residual or the RoPE of
-q or k left out; every layer reading layer 0's cache.
+q or k left out; every layer reading layer 0's cache; attention over the new k, v alone, or under a causal mask
+aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only).
 The variant that gives the learner's logits is the mistake, and the check says so, with a hint about it.
 Logits that are right over a cache that did not grow by one (the new K/V never appended, or twice) are
-named too. A step that matches no variant gets the difference and the contract's checklist.
+named too. A step that matches no variant gets the difference and the contract's checklist. The learner's
+step gets the model's pieces but not the model itself: calling it (``model(...)``, ``decode_step``) is refused.
 """
 from __future__ import annotations
 
@@ -19,8 +26,69 @@ import torch
 
 from ..attention import apply_rope, attention
 from ..i18n import tr
-from .judges import Case, FormProblem, diagnosis
+from . import solutions as S
+from .judges import Case, FormProblem, diagnosis, relabel, same_tensor
+from .mistakes import Judge, _equal
 
+
+# --- 03.cache_update --------------------------------------------------------------------------------
+
+_AXES = {0: "B", 1: "H_kv", 3: "d_h"}
+
+
+def _cat(tensors: list[torch.Tensor], dim: int) -> torch.Tensor | None:
+    try:
+        return torch.cat(tensors, dim=dim)
+    except RuntimeError:  # the other axes differ: this mistake would have raised in the learner's code
+        return None
+
+
+def _cache_mistake(name: str, got: torch.Tensor, old: torch.Tensor, new: torch.Tensor) -> str | None:
+    T = old.shape[2]
+    if _equal(got, _cat([new, old], 2)):
+        return diagnosis(tr("{name}: the new positions come first; the {T} cached positions must come first, "
+                            "then the new ones", name=name, T=T),
+                         tr("order matters on the time axis: the old keys first, then the new: "
+                            "`torch.cat([cache_k, k_new], dim=2)`"))
+    if _equal(got, new):
+        return diagnosis(tr("{name}: only the new positions came back; the {T} cached ones are gone", name=name, T=T),
+                         tr("the cache keeps everything it held: append the new positions after it "
+                            "(`torch.cat` on dim=2)"))
+    for dim, axis in _AXES.items():
+        if _equal(got, _cat([old, new], dim)):
+            return diagnosis(tr("{name}: shape {shape}: you concatenated on dim={dim}, the {axis} axis",
+                                name=name, shape=list(got.shape), dim=dim, axis=axis),
+                             tr("the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"))
+    return None
+
+
+def cache_pair_judge(cache_k, cache_v, k_new: torch.Tensor, v_new: torch.Tensor) -> Judge:
+    """(K, V) after appending; names the order, the axis, a lost cache, or K and V swapped."""
+    expected = S.cache_update(cache_k, cache_v, k_new, v_new)
+
+    def about(name: str, got, old, new, want, other: str, other_new: torch.Tensor) -> str | None:
+        problem = same_tensor(want)(got)
+        if problem is None:
+            return None
+        if isinstance(got, torch.Tensor) and _equal(got, other_new if old is None else _cat([old, other_new], 2)):
+            return diagnosis(tr("{name}: its new positions hold {other}, not {own}", name=name, other=other,
+                                own=name.lower() + "_new"),
+                             tr("K grows by k_new and V by v_new: `torch.cat([cache_k, k_new], dim=2)`, "
+                                "`torch.cat([cache_v, v_new], dim=2)`"))
+        found = None if old is None or not isinstance(got, torch.Tensor) else _cache_mistake(name, got, old, new)
+        return found or relabel(problem, tr("{tensor}: {problem}", tensor=name, problem=problem))
+
+    def judge(got) -> str | None:
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
+        if _equal(got[0], expected[1]) and _equal(got[1], expected[0]):
+            return diagnosis(tr("K and V are swapped"), tr("return (K, V) in this order, as the cache stores them"))
+        return (about("K", got[0], cache_k, k_new, expected[0], "v_new", v_new)
+                or about("V", got[1], cache_v, v_new, expected[1], "k_new", k_new))
+    return judge
+
+
+# --- 03.decode_step ---------------------------------------------------------------------------------
 
 @cache
 def mqa_model():
@@ -43,7 +111,7 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
                  pos_per_layer: bool = False, final_norm: bool = True, input_norm: bool = True,
                  post_norm: bool = True, attn_residual: bool = True, mlp_residual: bool = True,
                  normed_residual: bool = False, rope_q: bool = True, rope_k: bool = True,
-                 layer0: bool = False) -> torch.Tensor:
+                 layer0: bool = False, new_only: bool = False, top_left: bool = False) -> torch.Tensor:
     """``solutions.decode_step`` with the mistakes the flags switch on (all off: the reference); logits [B, V]."""
     cfg, B = model.cfg, token_ids.shape[0]
     x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
@@ -62,7 +130,11 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
         K, V = cache.update(i, k, v)  # (B, H_kv, T + 1, d_h)
         if layer0:
             K, V = cache.layer_kv(0)
-        out = attn.o_proj(attention(q, K, V).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        if new_only:
+            K, V = k, v  # (B, H_kv, 1, d_h): the cached positions ignored
+        # is_causal=True with one query: the mask's top-left corner, so the query sees key 0 alone
+        mask = torch.arange(K.shape[2]) == 0 if top_left else None  # (S,)
+        out = attn.o_proj(attention(q, K, V, mask).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
         x = (h if normed_residual else x) + out if attn_residual else out
         h = layer.post_attention_layernorm(x) if post_norm else x
         x = (h if normed_residual else x) + layer.mlp(h) if mlp_residual else layer.mlp(h)
@@ -116,6 +188,12 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
         (dict(layer0=True), tr("step {step}: every layer attended over layer 0's keys and values", step=step),
          tr("each layer has its own entry in the cache: attend over what `cache.update(i, k, v)` returns for that "
             "layer's index i")),
+        (dict(new_only=True), tr("step {step}: your query attended over the new token's own k and v alone; the {pos} "
+                                 "cached positions were left out", step=step, pos=pos),
+         tr("attend over the K, V that `cache.update(i, k, v)` returns: the cached positions and the new one")),
+        (dict(top_left=True), tr("step {step}: your query saw key 0 alone: a causal mask (`is_causal=True`) is aligned "
+                                 "to the top left, so a single query gets the first key only", step=step),
+         tr("a decode step needs no mask: its one query comes after every cached key (no `is_causal`, no mask)")),
     ]
 
 
@@ -155,6 +233,27 @@ def _cache_length(step: int, got: list[int], want: list[int]):
                         "next step reads them"))
 
 
+class _Bypass(BaseException):
+    """The learner's step called the whole model (a BaseException: a learner's ``except Exception`` lets it by)."""
+
+
+class _PiecesOnly:
+    """The model as the check hands it to the learner's step: every piece (``cfg``, ``embed_tokens``, ``layers``,
+    the RoPE tables, ``norm``, ``lm_head``), but calling the model itself raises ``_Bypass``: ``model(...)``,
+    ``model.forward`` and ``decode_step(model, ...)`` would return the reference's logits unwritten."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getattr__(self, name: str):
+        if name == "forward":
+            raise _Bypass()
+        return getattr(self._model, name)
+
+    def __call__(self, *args, **kwargs):
+        raise _Bypass()
+
+
 @dataclass
 class DecodeRun:
     """What the 16 steps gave: the worst |logit difference| of each step run, and the mistake if one was found."""
@@ -179,7 +278,14 @@ def decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
             before = _snapshot(mine)
             with torch.inference_mode():
                 ref_logits = decode_step(model, tok, ref)
-                got = fn(model, tok.clone(), mine)
+                try:
+                    got = fn(_PiecesOnly(model), tok.clone(), mine)
+                except _Bypass:
+                    return DecodeRun(worst, diagnosis(
+                        tr("step {step}: your step called the model itself (`model(...)`, `model.forward` or "
+                           "`decode_step`), the step this check compares yours with", step=step),
+                        tr("write the step from the model's pieces: the loop over `model.layers`, then `model.norm` "
+                           "and `model.lm_head`, as the contract lists them")))
             if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(ref_logits.shape):
                 return got  # the judge names the shape
             worst.append(float((got.float() - ref_logits.float()).abs().max()))

@@ -1,4 +1,6 @@
-"""Judges that recognise the mistakes learners make in the exercises of notebooks 01-05 and name them.
+"""Judges that recognise the mistakes learners make in the exercises of notebooks 01-05 and name them
+(notebook 04's, which read byte counts, are in ``sizing_mistakes.py``; notebook 03's, which read a cache and
+a decode step, in ``decode_exercise.py``).
 
 Each judge builds what a plausible mistake would have returned on the case's inputs (the mask without its
 offset, the heads laid out by ``x.repeat``, the new positions before the old ones...) and compares the
@@ -15,7 +17,7 @@ import torch
 
 from ..i18n import tr
 from . import solutions as S
-from .judges import FormProblem, diagnosis, expected_got, fmt, is_form_problem, relabel, same_tensor
+from .judges import FormProblem, diagnosis, expected_got, fmt, is_form_problem, same_tensor
 
 Judge = Callable[[Any], "str | None"]
 
@@ -36,6 +38,12 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
     band = torch.ones(T_q, T_k, dtype=torch.bool)
 
     def judge(got) -> str | None:
+        if (isinstance(got, torch.Tensor) and got.is_floating_point() and tuple(got.shape) == (T_q, T_k)
+                and bool(((got == 0) | (got == -torch.inf)).all())):  # SDPA's other mask form: added to the scores
+            return diagnosis(
+                tr("you returned an additive float mask (0 / -inf, dtype {dtype}): the check wants booleans",
+                   dtype=got.dtype),
+                tr("return booleans, True = may attend (an additive mask is 0 where True and -inf where False)"))
         if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_q, T_q) and T_q != T_k:
             return diagnosis(
                 tr("your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys",
@@ -56,6 +64,18 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
                                 expected=fmt(expected.int()), got=fmt(got.int())),
                              tr("a query attends to itself too: query i sees keys 0 ... T_k - T_q + i, that key "
                                 "included (<=, not <)"))
+        if offset and torch.equal(got, band.tril(-offset)):
+            if not bool(got.any()):  # one query: the flipped diagonal hides every key, as swapped True/False would
+                return diagnosis(
+                    tr("no query may see any key, not even its own: expected {expected}, got {got}",
+                       expected=fmt(expected.int()), got=fmt(got.int())),
+                    tr("True = may attend, and the T_k - T_q cached keys come before the queries: query i sees keys "
+                       "0 ... T_k - T_q + i, a diagonal shifted right (`tril(T_k - T_q)`), not left"))
+            return diagnosis(
+                tr("your diagonal moved left by T_k - T_q = {n} instead of right: expected {expected}, got {got}",
+                   n=offset, expected=fmt(expected.int()), got=fmt(got.int())),
+                tr("the cached keys come before the queries, so the diagonal shifts right: `tril(T_k - T_q)`, "
+                   "not `tril(T_q - T_k)`"))
         if torch.equal(got, ~expected):
             return diagnosis(tr("True and False are swapped: expected {expected}, got {got}",
                                 expected=fmt(expected.int()), got=fmt(got.int())),
@@ -65,7 +85,7 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
             return diagnosis(tr("each query sees one key of its future: expected {expected}, got {got}",
                                 expected=fmt(expected.int()), got=fmt(got.int())),
                              tr("query i sees keys 0 ... T_k - T_q + i and no further: the next key is its future"))
-        return problem
+        return expected_got(expected.int(), got.int())  # a mask reads as 0/1, like every message above
     return judge
 
 
@@ -94,6 +114,11 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
+        if n_rep > 1 and _equal(got, x.repeat_interleave(n_rep, dim=2).reshape(expected.shape)):
+            return diagnosis(tr("you copied along the time axis, then reshaped to {H} heads: each query head now holds "
+                                "repeated time steps of one K/V head, not the whole head", H=H_kv * n_rep),
+                             tr("copy whole heads, on the heads axis (dim=1): `repeat_interleave(n_rep, dim=1)`, or "
+                                "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`"))
         mine = [next((j for j in range(H_kv) if _equal(got[:, i], x[:, j])), None) for i in range(H_kv * n_rep)]
         want = [i // n_rep for i in range(H_kv * n_rep)]
         text = tr("query head i reads K/V head j: yours {mine}; expected {want}",
@@ -136,69 +161,27 @@ def positions_judge(mask: torch.Tensor) -> Judge:
     return judge
 
 
-# --- 03.cache_update --------------------------------------------------------------------------------
-
-_AXES = {0: "B", 1: "H_kv", 3: "d_h"}
-
-
-def _cat(tensors: list[torch.Tensor], dim: int) -> torch.Tensor | None:
-    try:
-        return torch.cat(tensors, dim=dim)
-    except RuntimeError:  # the other axes differ: this mistake would have raised in the learner's code
-        return None
-
-
-def _cache_mistake(name: str, got: torch.Tensor, old: torch.Tensor, new: torch.Tensor) -> str | None:
-    T = old.shape[2]
-    if _equal(got, _cat([new, old], 2)):
-        return diagnosis(tr("{name}: the new positions come first; the {T} cached positions must come first, "
-                            "then the new ones", name=name, T=T),
-                         tr("order matters on the time axis: the old keys first, then the new: "
-                            "`torch.cat([cache_k, k_new], dim=2)`"))
-    if _equal(got, new):
-        return diagnosis(tr("{name}: only the new positions came back; the {T} cached ones are gone", name=name, T=T),
-                         tr("the cache keeps everything it held: append the new positions after it "
-                            "(`torch.cat` on dim=2)"))
-    for dim, axis in _AXES.items():
-        if _equal(got, _cat([old, new], dim)):
-            return diagnosis(tr("{name}: shape {shape}: you concatenated on dim={dim}, the {axis} axis",
-                                name=name, shape=list(got.shape), dim=dim, axis=axis),
-                             tr("the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"))
-    return None
-
-
-def cache_pair_judge(cache_k, cache_v, k_new: torch.Tensor, v_new: torch.Tensor) -> Judge:
-    """(K, V) after appending; names the order, the axis, a lost cache, or K and V swapped."""
-    expected = S.cache_update(cache_k, cache_v, k_new, v_new)
-
-    def about(name: str, got, old, new, want) -> str | None:
-        problem = same_tensor(want)(got)
-        if problem is None:
-            return None
-        found = None if old is None or not isinstance(got, torch.Tensor) else _cache_mistake(name, got, old, new)
-        return found or relabel(problem, tr("{tensor}: {problem}", tensor=name, problem=problem))
-
-    def judge(got) -> str | None:
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
-        if _equal(got[0], expected[1]) and _equal(got[1], expected[0]):
-            return diagnosis(tr("K and V are swapped"), tr("return (K, V) in this order, as the cache stores them"))
-        return about("K", got[0], cache_k, k_new, expected[0]) or about("V", got[1], cache_v, v_new, expected[1])
-    return judge
-
-
 # --- 05.top_p ---------------------------------------------------------------------------------------
 
 def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
-    """The logits with -inf outside the nucleus; names probabilities, 0 for -inf, a sorted result, and which
-    tokens were kept against which should be."""
+    """The logits with -inf outside the nucleus; names probabilities, 0 for -inf, a sorted result, a mask left in
+    sorted order, the token at exactly p, a long tail cut at p = 1, and which tokens were kept against which
+    should be."""
     expected = S.top_p(logits, p)
     form = same_tensor(expected, atol=1e-6)
     keep = torch.isfinite(expected)
     order = logits.argsort(descending=True)
     probs, rising = torch.softmax(logits.double(), -1), logits.argsort()
+    renormalised = torch.softmax(expected.double(), -1)  # the nucleus's probabilities, summing to 1
     # what the rule keeps when the tokens are sorted upwards, from the least likely
     from_least = torch.zeros_like(keep).scatter(0, rising, probs[rising].cumsum(0) - probs[rising] < p)
+    # the mask of the sorted order applied to the logits as they stand (the scatter back forgotten)
+    before = probs[order].cumsum(0) - probs[order]  # (V,): mass ranked before each, in sorted order
+    unscattered = before < p
+    n_keep = int(keep.sum())
+    long = logits.numel() > 24  # too many values to list: the messages name the mistake only
+    # the token after the nucleus, when the tokens before it reach p exactly (kept by `before <= p`)
+    at_p = int(order[n_keep]) if n_keep < len(order) and abs(float(before[n_keep]) - p) < 1e-6 else None
 
     def ids(mask: torch.Tensor) -> list[int]:
         return mask.nonzero().flatten().tolist()
@@ -208,8 +191,12 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
         if problem is None or is_form_problem(problem):
             return problem
         g = got.double()
-        finite = g[torch.isfinite(g)]  # the cases' logits are log-probabilities, all below 0
-        if finite.numel() and bool(((finite >= 0) & (finite <= 1)).all()):
+        finite = torch.isfinite(g)
+        values = g[finite]  # the cases' logits are log-probabilities, all below 0
+        in_unit = values.numel() > 0 and bool(((values >= 0) & (values <= 1)).all())
+        # a single value in [0, 1] may be a logit (0.0 after log_softmax): probabilities only if it is one
+        if in_unit and (values.numel() > 1 or bool(torch.isclose(values, probs[finite]).all())
+                        or bool(torch.isclose(values, renormalised[finite]).all())):
             return diagnosis(tr("you returned probabilities {got}; the contract asks for logits", got=fmt(got)),
                              tr("softmax only decides which tokens stay: return the logits themselves, unchanged in "
                                 "the nucleus and -inf outside it (`logits.masked_fill(~keep, float('-inf'))`)"))
@@ -218,24 +205,42 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
                                 expected=fmt(expected), got=fmt(got)),
                              tr("a logit of 0 still has weight after softmax: put -inf outside the nucleus"))
         if _equal(got, expected[order]) and not _equal(got, expected):
-            return diagnosis(tr("your logits are in sorted order: expected {expected}, got {got}",
+            return diagnosis(tr("your logits are in sorted order") if long else
+                             tr("your logits are in sorted order: expected {expected}, got {got}",
                                 expected=fmt(expected), got=fmt(got)),
                              tr("keep each logit at its token id: sort only to choose the tokens, then mark them "
                                 "in the original order (scatter with the sort's indices)"))
-        kept = torch.isfinite(g)
+        kept = finite
         if torch.equal(kept, keep):
-            return diagnosis(tr("you kept the right tokens {ids}, but changed their logits: "
+            return diagnosis(tr("you kept the right tokens, but changed their logits") if long else
+                             tr("you kept the right tokens {ids}, but changed their logits: "
                                 "expected {expected}, got {got}",
                                 ids=ids(keep), expected=fmt(expected), got=fmt(got)),
                              tr("keep the nucleus's logits as they are (no renormalising): sampling's softmax "
                                 "renormalises anyway"))
+        if p >= 1 and bool(kept.any()):
+            return diagnosis(tr("at p = 1 you kept {n} of {V} tokens; p = 1 keeps them all", n=int(kept.sum()),
+                                V=len(kept)),
+                             tr("at p = 1 keep every token: float32 running sums reach 1.0 before the tail ends, so "
+                                "`before < p` drops it; return the logits unchanged when p >= 1"))
         text = tr("you kept tokens {mine}; the nucleus is {want}", mine=ids(kept), want=ids(keep))
         if not bool(kept.any()):
             return diagnosis(text, tr("never empty: the most likely token is always kept"))
-        crossing = int(order[int(keep.sum()) - 1])  # the last token in, the one whose mass crosses p
+        if at_p is not None and torch.equal(kept, keep.clone().index_fill_(0, torch.tensor([at_p]), True)):
+            return diagnosis(tr("you kept tokens {mine}; the tokens before {t} already reach p = {p} exactly, so the "
+                                "nucleus is {want}", mine=ids(kept), t=at_p, p=p, want=ids(keep)),
+                             tr("keep a token only while the tokens above it hold less than p (<, not <= p): once "
+                                "the running total equals p, the set is complete"))
+        crossing = int(order[n_keep - 1])  # the last token in, the one whose mass crosses p
         if torch.equal(kept, keep.clone().index_fill_(0, torch.tensor([crossing]), False)):
             return diagnosis(text, tr("the token that crosses p is kept: keep a token while the mass of the tokens "
                                       "ranked before it is < p"))
+        if torch.equal(kept, unscattered) and not torch.equal(unscattered, keep):
+            return diagnosis(tr("you kept tokens {mine}, the first {n} token ids: your mask is in sorted order, the "
+                                "logits are not; the nucleus is {want}", mine=ids(kept), n=int(kept.sum()),
+                                want=ids(keep)),
+                             tr("the mask you built follows the sorted order: put it back at the token ids (`scatter` "
+                                "with the sort's indices) before masking the logits"))
         if not bool(kept[order[0]]) or torch.equal(kept, from_least):
             return diagnosis(text, tr("the nucleus holds the most likely tokens: sort by probability, descending"))
         return text
@@ -268,11 +273,24 @@ def stop_judge(text: str, stops: list[str]) -> Judge:
             if at is not None and at != text.find(s) and got == text[:at]:
                 return diagnosis(
                     tr("you cut at position {at}, where the regular expression {s} matches; the text {s} is at {pos}",
-                       at=at, s=fmt(s), pos=text.find(s)),
+                       at=at, s=fmt(s), pos=text.find(s)) if s in text else
+                    tr("you cut at position {at}, where the regular expression {s} matches; the text {s} does not "
+                       "occur", at=at, s=fmt(s)),
                     tr("a stop string is plain text: in a regular expression `.`, `?`, `[` and `(` mean something "
                        "else; use `text.find(s)` (or `re.escape(s)`)"))
         if hits:
             first, _, s = hits[0]
+            last = text.rfind(s)
+            if last != first and got == text[:last]:
+                return diagnosis(tr("you cut at the last {s} (position {last}); it first occurs at position {pos}",
+                                    s=fmt(s), last=last, pos=first),
+                                 tr("generation stops at the first occurrence: `text.find(s)` finds it, "
+                                    "`text.rfind(s)` the last one"))
+            if got == text[:first].rstrip() and got != expected:
+                return diagnosis(tr("you removed the space before the stop string: expected {expected}, got {got}",
+                                    expected=fmt(expected), got=fmt(got)),
+                                 tr("cut exactly at the stop string's start, `text[:position]`: the text before it "
+                                    "stays as it is, spaces included"))
             if got == text[: first + len(s)]:
                 return diagnosis(tr("you kept the stop string {s}: expected {expected}, got {got}",
                                     s=fmt(s), expected=fmt(expected), got=fmt(got)),

@@ -74,7 +74,7 @@ def decode_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
     return model.lm_head(model.norm(x))[:, -1]  # (B, V)
 
 
-DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
+DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}  # as utils.sizing.DTYPE_BYTES (notebook 04 imports it)
 
 
 def kv_bytes_from_config(config: dict, seq_len: int, batch_size: int, dtype: str) -> int:
@@ -87,7 +87,11 @@ def kv_bytes_from_config(config: dict, seq_len: int, batch_size: int, dtype: str
 
 def max_requests(config: dict, seq_len: int, free_bytes: int, dtype: str) -> int:
     """How many requests of seq_len tokens fit their caches in free_bytes (whole requests only)."""
-    return free_bytes // kv_bytes_from_config(config, seq_len, 1, dtype)
+    L, H = config["num_hidden_layers"], config["num_attention_heads"]
+    H_kv = config.get("num_key_value_heads") or H
+    d_h = config.get("head_dim") or config["hidden_size"] // H
+    per_request = 2 * L * 1 * H_kv * seq_len * d_h * DTYPE_BYTES[dtype]  # one sequence's cache: B = 1
+    return free_bytes // per_request  # whole requests only: round down
 
 
 def top_p(logits: torch.Tensor, p: float) -> torch.Tensor:

@@ -4,6 +4,7 @@ MESSAGES: dict[str, str] = {
     # utils/check.py: check(label, condition, expect)
     "{label}: {value}{note}": "{label}：{value}{note}",
     " (a broken variant: expected False)": "（故意展示的错误版本：预期就是 False）",
+    " (expected False)": "（预期为 False）",
     # utils/recompute.py: RecomputeReport.verdict
     "OK: cached == recompute within {tol} for {n} steps": "通过：{n} 步中缓存结果与完全重算一致（容差 {tol}）",
     "DIVERGED at step {step} (position {position}): max |diff| = {diff} > tol {tol}":

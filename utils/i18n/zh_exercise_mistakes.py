@@ -16,6 +16,23 @@ MESSAGES: dict[str, str] = {
     "the T_k - T_q cached keys come before the queries: query i sits at position T_k - T_q + i, so "
     "the diagonal moves right by T_k - T_q":
         "缓存里的 T_k - T_q 个键排在这些查询之前：查询 i 的位置是 T_k - T_q + i，所以对角线要右移 T_k - T_q 列",
+    "no query may see any key, not even its own: expected {expected}, got {got}":
+        "没有一个查询能看到任何键，连它自己的键也看不到：应为 {expected}，实际是 {got}",
+    "True = may attend, and the T_k - T_q cached keys come before the queries: query i sees keys "
+    "0 ... T_k - T_q + i, a diagonal shifted right (`tril(T_k - T_q)`), not left":
+        "True 表示可以关注；缓存里的 T_k - T_q 个键排在这些查询之前，查询 i 能看到键 0 ... T_k - T_q + i，"
+        "对角线往右移（`tril(T_k - T_q)`），不是往左移",
+    "your diagonal moved left by T_k - T_q = {n} instead of right: expected {expected}, got {got}":
+        "你的对角线往左移了 T_k - T_q = {n} 列，应该往右移：应为 {expected}，实际是 {got}",
+    "the cached keys come before the queries, so the diagonal shifts right: `tril(T_k - T_q)`, not `tril(T_q - T_k)`":
+        "缓存的键排在这些查询之前，所以对角线往右移：用 `tril(T_k - T_q)`，不是 `tril(T_q - T_k)`",
+    "you copied along the time axis, then reshaped to {H} heads: each query head now holds repeated time steps "
+    "of one K/V head, not the whole head":
+        "你在时间维上复制，再用 `reshape` 变成 {H} 个头：每个查询头拿到的是某个 K/V 头重复过的几个时间步，而不是整个头",
+    "copy whole heads, on the heads axis (dim=1): `repeat_interleave(n_rep, dim=1)`, or "
+    "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`":
+        "要复制整个头，在头这一维（`dim=1`）上复制：`repeat_interleave(n_rep, dim=1)`，或者 "
+        "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`",
     "each query misses its own key: expected {expected}, got {got}":
         "每个查询都看不到它自己的键：应为 {expected}，实际是 {got}",
     "a query attends to itself too: query i sees keys 0 ... T_k - T_q + i, that key included (<=, not <)":
@@ -64,6 +81,9 @@ MESSAGES: dict[str, str] = {
         "{name}：形状是 {shape}，你在 `dim={dim}`（{axis} 这一维）上做了拼接",
     "K and V are swapped": "K 和 V 弄反了",
     "return (K, V) in this order, as the cache stores them": "按 (K, V) 的顺序返回，和缓存里存放的顺序一致",
+    "{name}: its new positions hold {other}, not {own}": "{name}：新位置上放的是 {other}，而不是 {own}",
+    "K grows by k_new and V by v_new: `torch.cat([cache_k, k_new], dim=2)`, `torch.cat([cache_v, v_new], dim=2)`":
+        "K 接上 k_new，V 接上 v_new：`torch.cat([cache_k, k_new], dim=2)`、`torch.cat([cache_v, v_new], dim=2)`",
     # 03.decode_step
     "step {step}: your new token was rotated as if at position 0 (or not rotated at all, which is the same); "
     "it sits at position {pos}, the number of positions cached":
@@ -121,6 +141,23 @@ MESSAGES: dict[str, str] = {
     "rotate q as well as k: the scores compare rotated queries with rotated keys":
         "q 也要和 k 一样旋转：注意力得分比较的是旋转后的查询和旋转后的键",
     "step {step}: every layer attended over layer 0's keys and values": "第 {step} 步：每一层关注的都是第 0 层的键和值",
+    "step {step}: your query attended over the new token's own k and v alone; the {pos} cached positions were "
+    "left out":
+        "第 {step} 步：你的查询只对新 token 自己的 k 和 v 做了注意力，缓存里的 {pos} 个位置都被漏掉了",
+    "attend over the K, V that `cache.update(i, k, v)` returns: the cached positions and the new one":
+        "注意力要用 `cache.update(i, k, v)` 返回的 K、V：缓存里的位置加上新位置",
+    "step {step}: your query saw key 0 alone: a causal mask (`is_causal=True`) is aligned to the top left, so a "
+    "single query gets the first key only":
+        "第 {step} 步：你的查询只看到了键 0：因果掩码（`is_causal=True`）按左上角对齐，单个查询只能看到第一个键",
+    "a decode step needs no mask: its one query comes after every cached key (no `is_causal`, no mask)":
+        "解码步不需要掩码：它唯一的查询排在所有缓存的键之后（不要 `is_causal`，也不要掩码）",
+    "step {step}: your step called the model itself (`model(...)`, `model.forward` or `decode_step`), the step "
+    "this check compares yours with":
+        "第 {step} 步：你的实现直接调用了模型本身（`model(...)`、`model.forward` 或 `decode_step`），"
+        "而检查正是拿它来和你的实现对比的",
+    "write the step from the model's pieces: the loop over `model.layers`, then `model.norm` and `model.lm_head`, "
+    "as the contract lists them":
+        "用模型的各个部件写出这一步：按函数说明，先遍历 `model.layers`，再接 `model.norm` 和 `model.lm_head`",
     "each layer has its own entry in the cache: attend over what `cache.update(i, k, v)` returns for that "
     "layer's index i":
         "每层在缓存里都有自己的一份：注意力要用 `cache.update(i, k, v)` 按这一层的编号 i 返回的 K 和 V",
@@ -133,7 +170,70 @@ MESSAGES: dict[str, str] = {
     "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`":
         "对照函数约定逐行检查：位置（`cache.seq_len`，只读一次）、在 `cache.update` 之前对 q 和 k 做 RoPE、"
         "每层的两个归一化和两个残差连接、最后的 `model.norm`",
+    # 04.kv_bytes_from_config, 04.max_requests (sizing_mistakes.py)
+    "expected an int, got {got!r:.60} (`{type}`)": "应返回 `int`，实际是 {got!r:.60}（`{type}`）",
+    "{got:,} bytes is one sequence's cache; the batch holds {B}": "{got:,} 字节只是一条序列的缓存；这个批有 {B} 条",
+    "every sequence of the batch has its own cache: multiply by batch_size": "批中每条序列都有自己的缓存：要乘以 batch_size",
+    "{got:,} bytes is {n} times the cache: you stored all {H} query heads":
+        "{got:,} 字节是应有值的 {n} 倍：你把 {H} 个查询头都存进去了",
+    "only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not num_attention_heads":
+        "缓存里只存 K/V 头：要用 num_key_value_heads（H_kv = {H_kv}），不是 num_attention_heads",
+    "{got:,} bytes uses d_h = hidden_size / num_attention_heads = {d}; this config says head_dim = {head_dim}":
+        "{got:,} 字节用的是 d_h = hidden_size / num_attention_heads = {d}；而这个配置写明了 head_dim = {head_dim}",
+    "{got:,} bytes is twice the cache: an int8 cache takes 1 byte per number":
+        "{got:,} 字节是缓存的两倍：int8 缓存每个数只占 1 字节",
+    "bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8":
+        "每个数的字节数：float32 为 4，float16 和 bfloat16 为 2，int8 为 1",
+    "{got:,} bytes is half the cache: float32 takes 4 bytes per number, and K and V are two tensors: is one of "
+    "them missing?":
+        "{got:,} 字节只有缓存的一半：float32 每个数占 4 字节，K 和 V 又是两个张量，是不是漏了其中一个？",
+    "bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8; and the factor 2 counts K and V":
+        "每个数的字节数：float32 为 4，float16 和 bfloat16 为 2，int8 为 1；另外，因子 2 算的是 K 和 V",
+    "{got:,} bytes is half the cache: K and V are two tensors": "{got:,} 字节只有缓存的一半：K 和 V 是两个张量",
+    "the factor 2 counts K and V: every layer stores both": "因子 2 算的是 K 和 V：每一层两者都要存",
+    "{got:,} bytes is the cache of one token; each sequence holds {T:,}":
+        "{got:,} 字节只是一个 token 的缓存；每条序列有 {T:,} 个",
+    "the cache holds every position: multiply by seq_len": "缓存保存每个位置：要乘以 seq_len",
+    "{got:,} bytes is one layer's cache; the model has {L} layers": "{got:,} 字节只是一层的缓存；模型有 {L} 层",
+    "every layer keeps its own K and V: multiply by num_hidden_layers": "每一层都有自己的 K 和 V：要乘以 num_hidden_layers",
+    "expected {expected:,} bytes: {message}": "应为 {expected:,} 字节：{message}",
+    "expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)":
+        "应为 {expected:,} 字节，实际是 {got:,}（是应有值的 {ratio:.4g} 倍）",
+    "you returned the quotient {q:.3f} itself; only whole requests fit: {expected}":
+        "你直接返回了商 {q:.3f}；只能放下整数个请求：{expected}",
+    "round down to whole requests with //: a part of a request cannot run": "用 // 向下取整到整数个请求：半个请求跑不起来",
+    "expected {expected}, got {got}: {q:.3f} rounded up; only whole requests fit":
+        "应为 {expected}，实际是 {got}：你把 {q:.3f} 向上取整了；只能放下整数个请求",
+    "expected {expected}, got {got}: your requests are half their size (K and V are two tensors)":
+        "应为 {expected}，实际是 {got}：你算的每个请求只有实际大小的一半（K 和 V 是两个张量）",
+    "one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 included":
+        "一个请求的缓存是 `kv_bytes_from_config(config, seq_len, 1, dtype)`，因子 2 也在内",
+    "expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens":
+        "应为 {expected}，实际是 {got}：这是能放下的 token 数，而不是 {T:,} 个 token 的请求数",
+    "one request holds seq_len tokens: divide by the cache of one sequence of seq_len tokens":
+        "一个请求有 seq_len 个 token：要除以一条 seq_len 个 token 的序列的缓存",
+    "expected {expected}, got {got}; one request's cache is {per:,} bytes here":
+        "应为 {expected}，实际是 {got}；这里一个请求的缓存是 {per:,} 字节",
+    "compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and check it; then "
+    "divide free_bytes by it with //":
+        "先算出一个请求的字节数 `kv_bytes_from_config(config, seq_len, 1, dtype)` 并核对它，再用 // 拿 free_bytes 除以它",
     # 05.top_p
+    "at p = 1 you kept {n} of {V} tokens; p = 1 keeps them all": "p = 1 时你保留了 {V} 个 token 中的 {n} 个；p = 1 应全部保留",
+    "at p = 1 keep every token: float32 running sums reach 1.0 before the tail ends, so `before < p` drops it; "
+    "return the logits unchanged when p >= 1":
+        "p = 1 时要保留所有 token：float32 的累计概率在长尾结束之前就已等于 1.0，`before < p` 会把长尾丢掉；"
+        "p >= 1 时原样返回 logits",
+    "you kept tokens {mine}; the tokens before {t} already reach p = {p} exactly, so the nucleus is {want}":
+        "你保留的 token 是 {mine}；排在 {t} 前面的 token 概率之和已经恰好等于 p = {p}，所以核应为 {want}",
+    "keep a token only while the tokens above it hold less than p (<, not <= p): once the running total equals p, "
+    "the set is complete":
+        "只有排在前面的 token 合计不到 p 时才保留这个 token（是 <，不是 <= p）：累计概率一旦等于 p，集合就已完整",
+    "you kept tokens {mine}, the first {n} token ids: your mask is in sorted order, the logits are not; the nucleus "
+    "is {want}":
+        "你保留的 token 是 {mine}，即前 {n} 个 token id：你的掩码是按排序后的顺序排的，logits 却不是；核应为 {want}",
+    "the mask you built follows the sorted order: put it back at the token ids (`scatter` with the sort's indices) "
+    "before masking the logits":
+        "你构造的掩码是排序后的顺序：先用排序返回的下标 `scatter` 回各个 token id，再拿它去遮 logits",
     "you returned probabilities {got}; the contract asks for logits": "你返回的是概率 {got}；函数约定要求返回 logits",
     "softmax only decides which tokens stay: return the logits themselves, unchanged in "
     "the nucleus and -inf outside it (`logits.masked_fill(~keep, float('-inf'))`)":
@@ -152,12 +252,16 @@ MESSAGES: dict[str, str] = {
     "keep the nucleus's logits as they are (no renormalising): sampling's softmax "
     "renormalises anyway":
         "核内的 logits 原样保留（不要重新归一化）：采样时的 softmax 自然会重新归一化",
+    "your logits are in sorted order": "你返回的 logits 是排过序的",
+    "you kept the right tokens, but changed their logits": "保留的 token 是对的，但它们的 logits 被改了",
     "you kept tokens {mine}; the nucleus is {want}": "你保留的 token 是 {mine}；核应为 {want}",
     "the token that crosses p is kept: keep a token while the mass of the tokens ranked before it is < p":
         "使累计概率越过 p 的那个 token 要保留：只要排在它前面的 token 概率之和还小于 p，就保留它",
     "the nucleus holds the most likely tokens: sort by probability, descending":
         "核里是概率最高的那些 token：按概率从高到低排序",
     # 05.stop_text
+    "you cut at position {at}, where the regular expression {s} matches; the text {s} does not occur":
+        "你在位置 {at} 截断了，那里是正则表达式 {s} 匹配到的地方；而文本 {s} 根本没有出现",
     "you cut at position {at}, where the regular expression {s} matches; the text {s} is at {pos}":
         "你在位置 {at} 截断了，那里是正则表达式 {s} 匹配到的地方；而文本 {s} 本身在位置 {pos}",
     "a stop string is plain text: in a regular expression `.`, `?`, `[` and `(` mean something "
@@ -170,6 +274,14 @@ MESSAGES: dict[str, str] = {
     "the order of the list does not matter: find every stop string and cut at the one "
     "that occurs first in the text (the smallest position)":
         "列表里的先后顺序无关紧要：找出每个停止字符串的位置，在文本中最先出现的那个（位置最小的）处截断",
+    "you cut at the last {s} (position {last}); it first occurs at position {pos}":
+        "你在最后一次出现的 {s} 处（位置 {last}）截断了；它第一次出现在位置 {pos}",
+    "generation stops at the first occurrence: `text.find(s)` finds it, `text.rfind(s)` the last one":
+        "生成在第一次出现处就停止：`text.find(s)` 找的是第一次出现，`text.rfind(s)` 找的是最后一次",
+    "you removed the space before the stop string: expected {expected}, got {got}":
+        "你把停止字符串前面的空格也去掉了：应为 {expected}，实际是 {got}",
+    "cut exactly at the stop string's start, `text[:position]`: the text before it stays as it is, spaces included":
+        "正好在停止字符串的起点截断，即 `text[:position]`：它前面的文本原样保留，空格也不例外",
     "you returned None, but {s} occurs at position {pos}": "你返回了 None，但 {s} 出现在位置 {pos}",
     "position 0 is a hit too: test `s in text` (or `pos != -1`), not whether the position is truthy":
         "位置 0 也算找到：要判断 `s in text`（或 `pos != -1`），不能看位置的真假值",

@@ -21,6 +21,10 @@ MESSAGES: dict[str, str] = {
     "expected a tensor, got {type}": "应返回张量，实际是 `{type}`",
     "expected shape {expected}, got {got}": "形状应为 {expected}，实际是 {got}",
     "expected a bool tensor, got dtype {dtype}": "应返回 bool 张量，实际的 dtype 是 {dtype}",
+    "you returned an additive float mask (0 / -inf, dtype {dtype}): the check wants booleans":
+        "你返回的是加性浮点掩码（0 / -inf，dtype 为 {dtype}），这里要的是布尔值",
+    "return booleans, True = may attend (an additive mask is 0 where True and -inf where False)":
+        "返回布尔值，True 表示可以关注（加性掩码在 True 处为 0，在 False 处为 -inf）",
     "expected {expected}, got {got}": "应为 {expected}，实际是 {got}",
     "expected None, got {got}": "应为 None，实际是 {got}",
     "expected {n} values {expected}, got {got}": "应返回 {n} 个值 {expected}，实际是 {got}",
@@ -36,6 +40,11 @@ MESSAGES: dict[str, str] = {
     "logits of no position": "不属于任何位置的 logits",
     "row {b}: you returned {which}; its last real token is at {last}":
         "第 {b} 行：你返回的是{which}，而这一行最后一个真实 token 在位置 {last}",
+    "row {b}: you returned position {t} = its number of real tokens - 1; its last real token is at {last}":
+        "第 {b} 行：你返回的是位置 {t}，即这一行的真实 token 数减 1；而这一行最后一个真实 token 在位置 {last}",
+    "the number of real tokens - 1 is the last real index only with right padding (pads last); with left "
+    "padding the pads come first: find each row's last 1":
+        "真实 token 数减 1 只在右填充时（填充在后）才是最后一个真实位置；左填充时填充在前：要找出每行掩码里的最后一个 1",
     "positions index the RoPE tables: expected an integer dtype, got {dtype}":
         "位置要用来索引 RoPE 表：dtype 应为整数类型，实际是 {dtype}",
     "at the real tokens expected {expected} (-1: padding), got {got}":
@@ -83,6 +92,7 @@ MESSAGES: dict[str, str] = {
     "count each row's real tokens": "逐行数真实 token",
     # 03.cache_update
     "from empty: the first 3 positions": "从空缓存开始，写入前 3 个位置",
+    "T_new = 1 after 1 cached": "已缓存 1 个位置，T_new = 1",
     "T_new = 1 after 3 cached": "已缓存 3 个位置，T_new = 1",
     "T_new = 2 after 3 cached": "已缓存 3 个位置，T_new = 2",
     "an empty cache (None) simply becomes the new K and V": "空缓存（None）直接变成新的 K 和 V",
@@ -94,9 +104,9 @@ MESSAGES: dict[str, str] = {
     "random MQA model, B=2, 16 steps": "随机 MQA 模型，B=2，16 步",
     "the new token's position is the cache length": "新 token 的位置就是缓存长度",
     # 04.kv_bytes_from_config
-    "Llama-3-8B (GQA), T=4096, B=1, float16": "Llama-3-8B（GQA），T=4096，B=1，float16",
-    "Llama-2-7B: no num_key_value_heads (MHA), T=2048, B=2, bfloat16":
-        "Llama-2-7B，配置里没有 num_key_value_heads（MHA），T=2048，B=2，bfloat16",
+    "Llama-3-8B (GQA), T=4096, B=3, float16": "Llama-3-8B（GQA），T=4096，B=3，float16",
+    "Llama-2-7B's shape without num_key_value_heads (MHA), T=2048, B=4, bfloat16":
+        "Llama-2-7B 的结构，配置里没有 num_key_value_heads（MHA），T=2048，B=4，bfloat16",
     "Gemma-2-9B: head_dim given, T=8192, B=1, float32": "Gemma-2-9B，配置给出了 head_dim，T=8192，B=1，float32",
     "Llama-3-8B, int8 cache, T=1000, B=4": "Llama-3-8B，int8 缓存，T=1000，B=4",
     "2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads":
@@ -106,15 +116,21 @@ MESSAGES: dict[str, str] = {
     "2 x L x B x H_kv x T x d_h x bytes": "2 x L x B x H_kv x T x d_h x 每个数的字节数",
     # 04.max_requests
     "Llama-3-8B, T=8192, 20.7 GiB free, float16": "Llama-3-8B，T=8192，空闲 20.7 GiB，float16",
-    "Gemma-2-9B, T=4096, 10 GB free, bfloat16": "Gemma-2-9B，T=4096，空闲 10 GB，bfloat16",
-    "less than one request": "连一个请求都放不下",
-    "only whole requests fit: round down": "只能放下整数个请求：向下取整",
+    "Gemma-2-9B, T=4096, 10 GiB free, bfloat16": "Gemma-2-9B，T=4096，空闲 10 GiB，bfloat16",
+    "Llama-3-8B, T=4096, 6 GiB free, int8 cache": "Llama-3-8B，T=4096，空闲 6 GiB，int8 缓存",
+    "Llama-2-7B, T=4096, 1 MiB free: less than one request": "Llama-2-7B，T=4096，空闲 1 MiB：连一个请求都放不下",
     "free bytes over one request's cache bytes, rounded down": "空闲字节数除以单个请求的缓存字节数，向下取整",
     # 05.top_p
     "p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens": "p=0.7，0.5 + 0.25 越过了 0.7，所以保留两个 token",
     "p=0.8: three tokens (0.5 + 0.25 + 0.125)": "p=0.8，保留三个 token（0.5 + 0.25 + 0.125）",
     "p=0.3: the top token alone already reaches p": "p=0.3，概率最高的 token 单独就已达到 p",
     "p=1.0 keeps every token": "p=1.0 保留所有 token",
+    "p=0.75: 0.5 + 0.25 reaches p exactly, so two tokens": "p=0.75，0.5 + 0.25 恰好等于 p，所以保留两个 token",
+    "a token is kept while the mass ranked before it is < p: at exactly p the set is complete":
+        "排在一个 token 前面的概率之和小于 p 时才保留它：累计概率恰好等于 p 时，集合已经完整",
+    "p=1.0 on 64 tokens with a long tail: all 64 kept": "p=1.0，64 个 token、带长尾：64 个全部保留",
+    "at p = 1 keep every token: float32 running sums reach 1.0 before the tail":
+        "p = 1 时保留所有 token：float32 的累计概率在长尾结束之前就已经等于 1.0",
     "keep the most likely tokens until their mass reaches p, including the token that crosses p":
         "按概率从高到低保留 token，直到累计概率达到 p；使累计概率越过 p 的那个 token 也要保留",
     "never empty: the most likely token is always kept": "结果不能为空：概率最高的 token 总要保留",
@@ -124,6 +140,9 @@ MESSAGES: dict[str, str] = {
     "the later-listed string occurs first": "列在后面的停止字符串先出现",
     "no stop string occurs": "没有出现任何停止字符串",
     "the text starts with a stop string": "文本以停止字符串开头",
+    "the stop string occurs twice: the first one stops": "停止字符串出现两次：在第一次出现处停止",
+    "cut at the first occurrence: `text.find(s)`, not `text.rfind(s)`":
+        "在第一次出现的位置截断：用 `text.find(s)`，不是 `text.rfind(s)`",
     "search the decoded text for the whole string; it may cover several tokens":
         "在解码出的文本里查找整个字符串；它可能横跨好几个 token",
     "cut at the stop string that occurs first in the text, wherever it is in the list":
@@ -135,16 +154,26 @@ MESSAGES: dict[str, str] = {
     "return None when no stop string occurs": "没有出现停止字符串时返回 None",
     "the earliest stop string wins": "以最早出现的停止字符串为准",
     # 06.ttft_tpot
-    "request at 10.0 s, four tokens": "请求在 10.0 s 到达，四个 token",
+    "request at 10.0 s, four tokens (seconds)": "请求在 10.0 s 到达，四个 token（单位：秒）",
     "one token only: no TPOT": "只有一个 token，没有 TPOT",
-    "a long wait in the queue": "在队列里等了很久",
-    "TTFT counts from the request; TPOT = (last - first) / (n - 1)":
-        "TTFT 从请求到达时算起；TPOT = (最后一个 token 的时刻 - 第一个 token 的时刻) / (n - 1)",
+    "a long wait in the queue: request at 1.0 s": "在队列里等了很久：请求在 1.0 s 到达",
+    "{problem}: {mistake}": "{problem}：{mistake}",
+    "your TTFT is the first token's time on the clock": "你的 TTFT 是第一个 token 在时钟上的时刻",
+    "TTFT counts from the request's arrival, t_request": "TTFT 从请求到达的时刻 t_request 算起",
+    "your TPOT divides by n": "你的 TPOT 除以了 n",
+    "n tokens have n - 1 gaps between them": "n 个 token 之间只有 n - 1 个间隔",
+    "your TPOT counts from the request": "你的 TPOT 从请求到达算起",
+    "TPOT starts at the first token: the wait before it is TTFT's": "TPOT 从第一个 token 算起：在那之前的等待属于 TTFT",
     "n = 1 gives TPOT None": "n = 1 时 TPOT 为 None",
     "TTFT from the request, TPOT over the n - 1 gaps": "TTFT 从请求算起，TPOT 是 n - 1 个间隔的平均",
     # 06.itl_p95
-    "seven tokens, one stall": "七个 token，中间卡顿一次",
+    "seven tokens, one stall (seconds)": "七个 token，中间卡顿一次（单位：秒）",
     "two tokens: one gap": "两个 token，只有一个间隔",
+    "25 tokens, two stalls (seconds)": "25 个 token，卡顿两次（单位：秒）",
+    "your value is the mean gap (that is TPOT)": "你算的是间隔的平均值（那是 TPOT）",
+    "your value is the largest gap, not the 95th percentile": "你算的是最大的间隔，不是第 95 百分位",
+    "your value is the nearest-rank percentile": "你用的是最近秩法求的百分位",
+    "take `np.percentile(gaps, 95)`: numpy's default interpolates linearly": "用 `np.percentile(gaps, 95)`：它默认做线性插值",
     "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
         "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",
     "gaps between consecutive tokens": "相邻 token 之间的间隔",

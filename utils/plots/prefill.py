@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.patches import Patch
+from matplotlib.ticker import NullFormatter
 
 from ..i18n import tr
 from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, new_figure, token_label
@@ -26,8 +27,8 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
                 edgecolor="white")
         # label the token a segment produced, unless the bar is too narrow to carry it
         if labels is not None and s.step < len(labels) and s.duration_s * 1e3 > 0.03 * end:
-            ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, token_label(labels[s.step], stacked=True),
-                    ha="center", va="bottom", fontsize=9, linespacing=1.0)
+            ax.text((s.start_s + s.duration_s / 2) * 1e3, 0.32, _quoted(labels[s.step]),
+                    ha="center", va="bottom", fontsize=10, linespacing=1.0)
     first = [s for s in segments if s.phase == "prefill"]
     steps = [s for s in segments if s.phase == "decode"]
     if first:
@@ -47,6 +48,13 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
     ax.set_title(tr("One generation, measured") if title is None else title)
     fig.tight_layout()
     return fig
+
+
+def _quoted(word: str) -> str:
+    """A token above its bar, in quotes so that a lone "." reads as a token, not as a speck:
+    "'.'" in English ("'猫'" with "(cat)" under it), "“。”" in Chinese."""
+    first, _, meaning = token_label(word, stacked=True).partition("\n")
+    return tr("'{token}'", token=first) + (f"\n{meaning}" if meaning else "")
 
 
 def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
@@ -77,7 +85,7 @@ def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: st
     if exact:
         chips = tuple(Patch(color=c) for c in dict.fromkeys(colors))  # the top token's colour, the others'
         ax.legend([chips, draw_grammar(ax, range(len(words)), exact)],
-                  [tr("the model's probability"), tr("the grammar's exact probability")],
+                  [tr("the model's probability (blue: the token picked)"), tr("the grammar's exact probability")],
                   handler_map={tuple: HandlerTuple(ndivide=None, pad=0)}, fontsize=LEGEND_SIZE, loc="upper right",
                   frameon=False)
     ax.set_xlabel(tr("candidate next token"))
@@ -107,15 +115,25 @@ def plot_ttft(T_values, seconds, title: str | None = None):
     ax2.set_xticks(T, [f"{t:g}" for t in T])
     ax2.minorticks_off()
     ax2.set_yscale("log")
-    ax2.set_ylim(top=ax2.get_ylim()[1] * 1.5)
+    lo, hi = ax2.get_ylim()
+    hi *= 1.5
+    # plain numbers (100, 200, 400, 600) instead of a log axis's "6×10²"
+    ticks = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+             for m in (1, 2, 4, 6) if lo <= m * 10.0 ** e <= hi]
+    ax2.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax2.yaxis.set_minor_formatter(NullFormatter())
+    ax2.set_ylim(lo, hi)
     ax2.set_title(tr("time per prompt token"))
     fig.suptitle(tr("TTFT vs prompt length") if title is None else title)
     fig.tight_layout()
     return fig
 
 
-def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None = None):
-    """Heatmap of one head's keys or values ``[T, d_h]``: one row per prompt token."""
+def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None = None, colorbar: bool = True):
+    """Heatmap of one head's keys or values ``[T, d_h]``: one row per prompt token.
+
+    Heatmaps side by side on one scale (the same ``vmax``) need one colour bar: pass ``colorbar=False``
+    to all but the last."""
     x = np.asarray(x, dtype=float)
     if ax is None:
         fig, (ax,) = new_figure(width=6.5, height=1.3 + 0.3 * max(len(words), 4))
@@ -127,14 +145,15 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
     ax.set_xlabel(tr("dimension of the head (0 .. d_h-1)"))
     ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
-    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=tr("value"))
+    if colorbar:
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=tr("value"))
     fig.tight_layout()
     return fig
 
 
 def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
     """The batch's cache slots, one row per prompt and one column per position: real tokens
-    (written in their cell) and padding (grey, hatched), which the cache stores all the same.
+    (written in their cell) and padding (grey, hatched), which the cache stores anyway.
 
     ``rows``: each prompt's tokens, padding included, ``[B][T]``; ``mask`` ``[B, T]`` (1 = real).
     Returns the figure.
@@ -153,7 +172,7 @@ def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
     n_pad = int((~m).sum())
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
                plt.Rectangle((0, 0), 1, 1, facecolor="#e6e6e6", hatch="///", edgecolor="white")]
-    ax.legend(handles, [tr("real token ({n})", n=m.sum()), tr("padding ({n_pad}): cached all the same", n_pad=n_pad)],
+    ax.legend(handles, [tr("real token ({n})", n=m.sum()), tr("padding ({n_pad}): cached anyway", n_pad=n_pad)],
               loc="upper center", bbox_to_anchor=(0.5, -0.36), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
     ax.set_xlim(-0.5, T - 0.5)
     ax.set_ylim(B - 0.5, -0.5)

@@ -13,8 +13,9 @@ from .base import Panel, dropdown, int_slider, prompt_options
 
 
 # Prompts of the course language (every word is in the course tokenizer's vocabulary), in the notebook's
-# language: the panel offers ``in_language(PREFILL_PROMPTS)``. The same four in both: an animal must follow,
-# whose subject sits a sentence back in the second; a dislike; an adjective or an animal after a number.
+# language: the panel offers ``in_language(PREFILL_PROMPTS)``. The same four in both: after a number, most
+# likely the subject's favourite animal (an adjective first 30% of the time), and in the second prompt that
+# subject sits a sentence back; a dislike; after a number and an adjective, an animal.
 PREFILL_PROMPTS = {
     "en": ("<BOS> he has two", "<BOS> I really like cats . he has two", "<BOS> she doesn't like",
            "<BOS> we have three small"),
@@ -42,7 +43,8 @@ class PrefillKVPanel(Panel):
         cfg = model.cfg
         super().__init__({
             "prompt": dropdown(tr("prompt"), prompt_options(prompts), list(prompts)[0]),
-            "layer": int_slider(tr("layer"), 0, 0, cfg.n_layers - 1),
+            # layer 1 first: its distance to layer 0 shows at once that layers keep different K/V
+            "layer": int_slider(tr("layer"), min(1, cfg.n_layers - 1), 0, cfg.n_layers - 1),
             "head": int_slider(tr("K/V head"), 0, 0, cfg.n_kv_heads - 1),
             "tensor": dropdown(tr("tensor"), ["K", "V"], "K"),
         })

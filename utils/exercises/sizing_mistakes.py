@@ -1,0 +1,171 @@
+"""Notebook 04's exercises (cache bytes from a config.json, requests that fit): their cases, and judges that
+recognise a wrong answer by its ratio to the right one and name the factor behind it.
+
+A byte count that is off by a whole factor tells which factor went wrong: half is the missing K/V pair, H / H_kv
+times more is the query heads stored, 1 / B is one sequence instead of the batch... Each candidate is the
+reference solution run on the input the mistake implies, so the diagnosis holds for any case's numbers.
+Numbers are shown with thousands separators (536,870,912, not 536870912).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Callable
+
+from ..i18n import tr
+from . import solutions as S
+from .judges import Case, FormProblem, call_with, diagnosis, plain_number
+
+Judge = Callable[[Any], "str | None"]
+
+
+def _as_int(got) -> int | None:
+    """``got`` as the int it is (a Python or numpy int, a 0-d integer tensor), else None."""
+    got = plain_number(got)[0]
+    return int(got) if isinstance(got, numbers.Integral) and not isinstance(got, bool) else None
+
+
+def _form(expected: int, got) -> str | None:
+    """A result that is not an int: say so (a float of the right value is a slip of form)."""
+    number = plain_number(got)[0]
+    if _as_int(got) is not None:
+        return None
+    if isinstance(number, numbers.Real) and not isinstance(number, bool) and number == expected:
+        return FormProblem(tr("right value, but an int is expected (got {type}: use // to stay in integers)",
+                              type=type(got).__name__))
+    return FormProblem(tr("expected an int, got {got!r:.60} (`{type}`)", got=got, type=type(got).__name__))
+
+
+def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judge:
+    """The cache bytes of ``kv_bytes_from_config``; a result off by one factor names that factor."""
+    f = S.kv_bytes_from_config
+    expected = f(config, seq_len, batch_size, dtype)
+    H = config["num_attention_heads"]
+    H_kv = config.get("num_key_value_heads") or H
+    L, C = config["num_hidden_layers"], config["hidden_size"]
+    # (what a mistake returns, the message, the hint), in the order they are tried
+    candidates = []
+    if batch_size != 1:
+        candidates.append((f(config, seq_len, 1, dtype),
+                           tr("{got:,} bytes is one sequence's cache; the batch holds {B}", got=f(config, seq_len, 1, dtype),
+                              B=batch_size),
+                           tr("every sequence of the batch has its own cache: multiply by batch_size")))
+    if H_kv != H:
+        wrong = f({**config, "num_key_value_heads": H}, seq_len, batch_size, dtype)
+        candidates.append((wrong, tr("{got:,} bytes is {n} times the cache: you stored all {H} query heads", got=wrong,
+                                     n=H // H_kv, H=H),
+                           tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
+                              "num_attention_heads", H_kv=H_kv)))
+    if "head_dim" in config and config["head_dim"] != C // H:
+        wrong = f({k: v for k, v in config.items() if k != "head_dim"}, seq_len, batch_size, dtype)
+        candidates.append((wrong, tr("{got:,} bytes uses d_h = hidden_size / num_attention_heads = {d}; this config "
+                                     "says head_dim = {head_dim}", got=wrong, d=C // H, head_dim=config["head_dim"]),
+                           tr("when head_dim is in the config, use it: it is not always C / H")))
+    if dtype == "int8":
+        wrong = f(config, seq_len, batch_size, "float16")
+        candidates.append((wrong, tr("{got:,} bytes is twice the cache: an int8 cache takes 1 byte per number",
+                                     got=wrong),
+                           tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
+    if dtype == "float32":  # half of float32 is also what forgetting the 2 gives: the message names both
+        wrong = f(config, seq_len, batch_size, "float16")
+        candidates.append((wrong, tr("{got:,} bytes is half the cache: float32 takes 4 bytes per number, and K and V "
+                                     "are two tensors: is one of them missing?", got=wrong),
+                           tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8; and the "
+                              "factor 2 counts K and V")))
+    candidates.append((expected // 2, tr("{got:,} bytes is half the cache: K and V are two tensors", got=expected // 2),
+                       tr("the factor 2 counts K and V: every layer stores both")))
+    candidates.append((f(config, 1, batch_size, dtype), tr("{got:,} bytes is the cache of one token; each sequence "
+                                                           "holds {T:,}", got=f(config, 1, batch_size, dtype), T=seq_len),
+                       tr("the cache holds every position: multiply by seq_len")))
+    candidates.append((f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype),
+                       tr("{got:,} bytes is one layer's cache; the model has {L} layers",
+                          got=f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype), L=L),
+                       tr("every layer keeps its own K and V: multiply by num_hidden_layers")))
+
+    def judge(got) -> str | None:
+        problem = _form(expected, got)
+        if problem is not None:
+            return problem
+        n = _as_int(got)
+        if n == expected:
+            return None
+        for wrong, message, hint in candidates:
+            if n == wrong:
+                return diagnosis(tr("expected {expected:,} bytes: {message}", expected=expected, message=message), hint)
+        ratio = n / expected
+        return tr("expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)", expected=expected, got=n,
+                  ratio=ratio)
+    return judge
+
+
+def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> Judge:
+    """Whole requests that fit; names a quotient rounded up or left unrounded, and a per-request size off by a
+    factor. Any other wrong count points at the bytes of one request."""
+    per_request = S.kv_bytes_from_config(config, seq_len, 1, dtype)
+    expected = free_bytes // per_request
+    quotient = free_bytes / per_request
+
+    def judge(got) -> str | None:
+        number = plain_number(got)[0]
+        if isinstance(number, float) and not number.is_integer() and math.isclose(number, quotient, rel_tol=1e-9):
+            return diagnosis(tr("you returned the quotient {q:.3f} itself; only whole requests fit: {expected}",
+                                q=quotient, expected=expected),
+                             tr("round down to whole requests with //: a part of a request cannot run"))
+        problem = _form(expected, got)
+        if problem is not None:
+            return problem
+        n = _as_int(got)
+        if n == expected:
+            return None
+        if n in (round(quotient), math.ceil(quotient)):
+            return diagnosis(tr("expected {expected}, got {got}: {q:.3f} rounded up; only whole requests fit",
+                                expected=expected, got=n, q=quotient),
+                             tr("round down to whole requests with //: a part of a request cannot run"))
+        if per_request > 1 and n == free_bytes // (per_request // 2):
+            return diagnosis(tr("expected {expected}, got {got}: your requests are half their size (K and V are two "
+                                "tensors)", expected=expected, got=n),
+                             tr("one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 "
+                                "included"))
+        if n == free_bytes // S.kv_bytes_from_config(config, 1, 1, dtype):
+            return diagnosis(tr("expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens",
+                                expected=expected, got=n, T=seq_len),
+                             tr("one request holds seq_len tokens: divide by the cache of one sequence of seq_len "
+                                "tokens"))
+        return diagnosis(tr("expected {expected}, got {got}; one request's cache is {per:,} bytes here",
+                            expected=expected, got=n, per=per_request),
+                         tr("compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and "
+                            "check it; then divide free_bytes by it with //"))
+    return judge
+
+
+# --- the cases ---------------------------------------------------------------------------------------
+
+LLAMA3_8B = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}
+# Llama-2-7B's shape in a config that omits num_key_value_heads, as older ones (LLaMA-1's) do: MHA. (The
+# published Llama-2-7b-hf config.json states num_key_value_heads = 32, the same thing said outright.)
+LLAMA2_7B = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}
+GEMMA2_9B = {"num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "hidden_size": 3584,
+             "head_dim": 256}  # d_h = 256, not 3584 / 16 = 224
+
+
+def kv_bytes_cases() -> list[Case]:
+    # Every case's batch is B != 1 or its dtype is not 2 bytes, and no two mistakes give the same number in the
+    # first case (B = 3: one sequence is a third, a lost factor 2 a half), so the diagnosis names the right one.
+    def case(words, config, T, B, dtype, hint=""):
+        return Case(words, call_with(config, T, B, dtype), bytes_judge(config, T, B, dtype), hint)
+    return [case("Llama-3-8B (GQA), T=4096, B=3, float16", LLAMA3_8B, 4096, 3, "float16",
+                 "2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads"),
+            case("Llama-2-7B's shape without num_key_value_heads (MHA), T=2048, B=4, bfloat16", LLAMA2_7B, 2048, 4,
+                 "bfloat16", "a config without num_key_value_heads is MHA: H_kv = H"),
+            case("Gemma-2-9B: head_dim given, T=8192, B=1, float32", GEMMA2_9B, 8192, 1, "float32",
+                 "when head_dim is in the config, use it: it is not always C / H"),
+            case("Llama-3-8B, int8 cache, T=1000, B=4", LLAMA3_8B, 1000, 4, "int8")]
+
+
+def max_requests_cases() -> list[Case]:
+    def case(words, config, T, free, dtype):
+        return Case(words, call_with(config, T, free, dtype), requests_judge(config, T, free, dtype))
+    return [case("Llama-3-8B, T=8192, 20.7 GiB free, float16", LLAMA3_8B, 8192, 20 * 2**30 + 700 * 2**20, "float16"),
+            case("Gemma-2-9B, T=4096, 10 GiB free, bfloat16", GEMMA2_9B, 4096, 10 * 2**30, "bfloat16"),
+            case("Llama-3-8B, T=4096, 6 GiB free, int8 cache", LLAMA3_8B, 4096, 6 * 2**30, "int8"),
+            case("Llama-2-7B, T=4096, 1 MiB free: less than one request", LLAMA2_7B, 4096, 2**20, "float16")]
