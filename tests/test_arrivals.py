@@ -267,7 +267,9 @@ def test_percentiles_are_numpys_default():
     assert s["itl_p95_s"] == np.percentile([g for r in run.requests for g in r.itl_s], 95)
 
 
-def test_a_replay_of_a_real_run_gives_back_its_measured_mean_at_every_measured_size():
+def test_a_replay_of_a_real_run_gives_back_its_measured_time_never_falling_with_size():
+    """Each measured size replays at its measured mean, except where a bigger size measured cheaper:
+    those are pooled (isotonic), so the replayed cost never falls and the total time is kept."""
     model = tiny_model("GQA")
     work = random_workload(12, model.cfg.vocab_size, (2, 12), (2, 9), seed=5)
     arrival = poisson_arrivals(len(work), 3000.0, seed=1)
@@ -280,8 +282,15 @@ def test_a_replay_of_a_real_run_gives_back_its_measured_mean_at_every_measured_s
             if s[pure]:
                 measured.setdefault(size(s), []).append(s["end_s"] - s["start_s"])
         assert len(measured) > 1, pure
-        for n, times in measured.items():  # exactly the measured mean, not a line through the means
-            assert replayed(n) == pytest.approx(np.mean(times), rel=1e-9, abs=0), (pure, n)
+        sizes = sorted(measured)
+        replays = [replayed(n) for n in sizes]
+        assert replays == sorted(replays), (pure, replays)  # never cheaper for more work
+        total = sum(sum(measured[n]) for n in sizes)
+        assert sum(len(measured[n]) * r for n, r in zip(sizes, replays)) == pytest.approx(total, rel=1e-9), pure
+        means = [np.mean(measured[n]) for n in sizes]
+        for i, n in enumerate(sizes):  # a size that no neighbour undercut keeps exactly its own mean
+            if all(means[j] <= means[i] for j in range(i)) and all(means[j] >= means[i] for j in range(i + 1, len(sizes))):
+                assert replayed(n) == pytest.approx(means[i], rel=1e-9, abs=0), (pure, n)
     replay = serve(PaddedBatchEngine(model.cfg, policy="fifo", costs=costs), work, arrival)
     assert replay.summary()["tokens"] == runs[0].summary()["tokens"]
     assert [len(t) for t in replay.tokens] == work.max_new_tokens
