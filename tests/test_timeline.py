@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from utils import generate, prefill
-from utils.timeline import count_tensor_ops, fastest_timeline, median_timeline, timeline
+from utils.timeline import count_tensor_ops, fastest_timeline, median_timeline, tensor_ops, timeline
 
 
 def test_timeline_lays_the_steps_end_to_end(model_tok):
@@ -57,3 +57,10 @@ def test_count_tensor_ops_counts_what_a_pass_dispatches_whatever_its_length(mode
     a, b = torch.ones(3), torch.ones(3)
     assert count_tensor_ops(lambda: a + b) == 1
     assert count_tensor_ops(lambda: None) == 0
+
+
+def test_tensor_ops_names_each_dispatched_operation_in_order():
+    import torch
+
+    a, b = torch.ones(2), torch.ones(2)
+    assert tensor_ops(lambda: (a + b) * a) == ["add", "mul"]

@@ -93,15 +93,26 @@ def _combine(results: Sequence[GenerationResult], row: int, pick) -> list[Segmen
     return segments
 
 
-class _OpCounter(TorchDispatchMode):
-    # sees every tensor operation torch dispatches to a kernel (aten::mm, aten::add, ...), counts it, runs it
+class _OpLog(TorchDispatchMode):
+    # sees every tensor operation torch dispatches to a kernel (aten::mm, aten::add, ...), names it, runs it
     def __init__(self) -> None:
         super().__init__()
-        self.n = 0
+        self.names: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.n += 1
+        self.names.append(func.overloadpacket.__name__)  # e.g. "mm", "clone"
         return func(*args, **(kwargs or {}))
+
+
+def tensor_ops(fn: Callable[[], object]) -> list[str]:
+    """The tensor operations (aten kernels) that calling ``fn()`` dispatches, by name, in order.
+
+    An operation that runs inside a fused kernel is not dispatched, so it is not seen.
+    """
+    log = _OpLog()
+    with log:
+        fn()
+    return log.names
 
 
 def count_tensor_ops(fn: Callable[[], object]) -> int:
@@ -110,7 +121,4 @@ def count_tensor_ops(fn: Callable[[], object]) -> int:
     Each operation costs a few microseconds of Python and dispatch on a CPU, however small its
     tensors: for a tiny model that count, not the number of tokens, sets the time of a pass.
     """
-    counter = _OpCounter()
-    with counter:
-        fn()
-    return counter.n
+    return len(tensor_ops(fn))
