@@ -57,22 +57,9 @@ def cache_vs_recompute(
 
 def hf_twin(cfg: ModelConfig, seed: int = 0):
     """A random ``transformers`` ``LlamaForCausalLM`` of shape ``cfg`` and our ``Decoder`` with its weights."""
-    import transformers
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from .hf import from_hf, hf_llama_like
 
-    from .hf import from_hf
-
-    kw = dict(vocab_size=cfg.vocab_size, hidden_size=cfg.d_model, intermediate_size=cfg.d_ff,
-              num_hidden_layers=cfg.n_layers, num_attention_heads=cfg.n_heads,
-              num_key_value_heads=cfg.n_kv_heads, head_dim=cfg.head_dim,
-              max_position_embeddings=cfg.max_seq_len, rms_norm_eps=cfg.norm_eps,
-              tie_word_embeddings=cfg.tie_embeddings)
-    if int(transformers.__version__.split(".")[0]) >= 5:
-        kw["rope_parameters"] = {"rope_type": "default", "rope_theta": cfg.rope_theta}
-    else:
-        kw["rope_theta"] = cfg.rope_theta
-    torch.manual_seed(seed)
-    hf = LlamaForCausalLM(LlamaConfig(**kw)).eval()
+    hf = hf_llama_like(cfg, seed)
     # No EOS: both sides must produce exactly the requested number of tokens.
     hf.generation_config.eos_token_id = None
     hf.generation_config.pad_token_id = 0
