@@ -151,15 +151,15 @@ TEACHES = {
                                   "truncation, beam search, transformers' caches side by side, a real "
                                   "pretrained model",
     "09_self_test.ipynb": "questions and exercises across the whole course, to check yourself",
-    "10_paged_kv_and_prefix_caching.ipynb": "after the page: one pool of fixed-size blocks shared by every "
+    "10_paged_kv_and_prefix_caching.ipynb": "one pool of fixed-size blocks shared by every "
                                             "request, block tables, copy-on-write, and prefix caching that "
                                             "prefills a shared system prompt once",
-    "11_continuous_batching.ipynb": "after the page: a small serving engine on the paged cache: continuous "
+    "11_continuous_batching.ipynb": "a small serving engine on the paged cache: continuous "
                                     "batching, chunked prefill, preemption, every request equal to its solo run",
-    "12_speculative_decoding.ipynb": "after the page: a draft proposes k tokens, the target checks them in one pass; "
+    "12_speculative_decoding.ipynb": "a draft proposes k tokens, the target checks them in one pass; "
                                      "greedy equals the target alone, sampling keeps its distribution, both caches "
                                      "roll back; the speed-up, measured and modelled",
-    "13_smaller_kv_cache.ipynb": "after the page: K/V quantized to 8 or 4 bits (keys per channel, values per token, "
+    "13_smaller_kv_cache.ipynb": "K/V quantized to 8 or 4 bits (keys per channel, values per token, "
                                  "an exact recent window) and evicted under a budget (sinks + window, key norm, "
                                  "attention); memory against quality, measured",
 }

@@ -25,20 +25,20 @@ MESSAGES: dict[str, str] = {
     "Appendix A2: continuous batching and chunked prefill": "附录 A2：连续批处理与分块预填充",
     "Appendix B1: speculative decoding with cache rollback": "附录 B1：推测解码与缓存回滚",
     "Appendix B2: a smaller KV cache, by quantization and eviction": "附录 B2：更小的 KV 缓存：量化与淘汰",
-    "after the page: a draft proposes k tokens, the target checks them in one pass; greedy equals the target alone, "
+    "a draft proposes k tokens, the target checks them in one pass; greedy equals the target alone, "
     "sampling keeps its distribution, both caches roll back; the speed-up, measured and modelled":
-        "课程正文之外：草稿模型提出 k 个 token，目标模型在一次前向计算中把它们全部验证；贪心时输出与目标模型单独运行一致，"
+        "草稿模型提出 k 个 token，目标模型在一次前向计算中把它们全部验证；贪心时输出与目标模型单独运行一致，"
         "采样时保持目标模型的分布，两个缓存都要回滚；加速比的实测与建模",
-    "after the page: K/V quantized to 8 or 4 bits (keys per channel, values per token, an exact recent window) and "
+    "K/V quantized to 8 or 4 bits (keys per channel, values per token, an exact recent window) and "
     "evicted under a budget (sinks + window, key norm, attention); memory against quality, measured":
-        "课程正文之外：把 K/V 量化到 8 位或 4 位（键按通道、值按 token，最近的窗口保持精确），以及在位置预算下淘汰"
+        "把 K/V 量化到 8 位或 4 位（键按通道、值按 token，最近的窗口保持精确），以及在位置预算下淘汰"
         "（汇聚点 + 窗口、键范数、注意力得分）；实测内存与质量的取舍",
-    "after the page: one pool of fixed-size blocks shared by every request, block tables, copy-on-write, and prefix "
+    "one pool of fixed-size blocks shared by every request, block tables, copy-on-write, and prefix "
     "caching that prefills a shared system prompt once":
-        "课程正文之外：所有请求共用一个由固定大小的块组成的池；块表、写时复制，以及让共享的系统提示词只预填充一次的前缀缓存",
-    "after the page: a small serving engine on the paged cache: continuous batching, chunked prefill, preemption, "
+        "所有请求共用一个由固定大小的块组成的池；块表、写时复制，以及让共享的系统提示词只预填充一次的前缀缓存",
+    "a small serving engine on the paged cache: continuous batching, chunked prefill, preemption, "
     "every request equal to its solo run":
-        "课程正文之外：基于分页缓存的小型推理服务引擎：连续批处理、分块预填充、抢占，每个请求的输出都和它单独运行时一致",
+        "基于分页缓存的小型推理服务引擎：连续批处理、分块预填充、抢占，每个请求的输出都和它单独运行时一致",
     "the two phases on the course model: prefill reads the prompt in one pass and fills the cache, decode adds one "
     "token per step; a measured timeline":
         "在课程模型上看两个阶段：预填充在一次前向计算中读完整个提示词并填好缓存，解码每步只加一个 token；附实测时间线",

@@ -37,7 +37,7 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
     if steps:
         tpot = sum(s.duration_s for s in steps) / len(steps) * 1e3
         _bracket(ax, steps[0].start_s * 1e3, steps[-1].end_s * 1e3,
-                 tr("TPOT {ms:.2f} ms: the mean of {n} decode steps", ms=tpot, n=len(steps)))
+                 tr("{n} decode steps; TPOT, their mean: {ms:.2f} ms", ms=tpot, n=len(steps)))
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[p]) for p in ("prefill", "decode")]
     ax.legend(handles, [tr("setup + prefill (whole prompt) + first token"), tr("decode step (one token)")],
               loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False, fontsize=LEGEND_SIZE)
@@ -55,6 +55,11 @@ def _quoted(word: str) -> str:
     "'.'" in English ("'猫'" with "(cat)" under it), "“。”" in Chinese."""
     first, _, meaning = token_label(word, stacked=True).partition("\n")
     return tr("'{token}'", token=first) + (f"\n{meaning}" if meaning else "")
+
+
+def _punctuation_quoted(text: str) -> str:
+    """A lone punctuation token ("." or "。") in quotes, so that it reads as a token, not as a speck."""
+    return tr("'{token}'", token=text) if len(text) == 1 and not text.isalnum() else text
 
 
 def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
@@ -78,8 +83,8 @@ def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: st
     colors = [COLORS["prefill"]] + [COLORS["mask"]] * (len(words) - 1)
     bars = ax.bar(range(len(words)), probs, color=colors)
     for i, (b, p) in enumerate(zip(bars, probs)):  # the value above the bar, and above the grammar's line
-        ax.text(b.get_x() + b.get_width() / 2, max(p, exact[i]) if exact else p, f"{p:.2f}", ha="center",
-                va="bottom", fontsize=9)
+        top = max(p, exact[i]) + 0.015 if exact else p  # clear of the grammar line's thickness
+        ax.text(b.get_x() + b.get_width() / 2, top, f"{p:.2f}", ha="center", va="bottom", fontsize=9)
     ax.set_xticks(range(len(words)), [token_label(w, stacked=True) for w in words])
     ax.set_ylim(0, 1.08)
     if exact:
@@ -110,7 +115,7 @@ def plot_ttft(T_values, seconds, title: str | None = None):
     ax1.set_title(tr("TTFT grows with T"))
     ax2.plot(T, ms * 1e3 / T, "o-", color=COLORS["prefill"])
     ax2.set_xlabel(tr("prompt length T (tokens, log scale)"))
-    ax2.set_ylabel(tr("TTFT per prompt token (µs)"))
+    ax2.set_ylabel(tr("TTFT per prompt token (µs, log scale)"))
     ax2.set_xscale("log", base=2)
     ax2.set_xticks(T, [f"{t:g}" for t in T])
     ax2.minorticks_off()
@@ -141,7 +146,7 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
         fig = ax.figure
     vmax = vmax or float(np.abs(x).max()) or 1.0
     im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
-    ax.set_yticks(range(len(words)), [f"{t}: {token_label(w)}" for t, w in enumerate(words)])
+    ax.set_yticks(range(len(words)), [f"{t}: {_punctuation_quoted(token_label(w))}" for t, w in enumerate(words)])
     ax.set_xlabel(tr("dimension of the head (0 .. d_h-1)"))
     ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
@@ -167,8 +172,8 @@ def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
             ax.add_patch(plt.Rectangle((t - 0.5, b - 0.5), 1, 1, facecolor=COLORS["prefill"] if real else "#e6e6e6",
                                        edgecolor="white", hatch=None if real else "///", alpha=0.85 if real else 1))
             if real:
-                ax.text(t, b, token_label(rows[b][t], stacked=True), ha="center", va="center", fontsize=SMALL_SIZE,
-                        color="white", linespacing=1.0)
+                word = _punctuation_quoted(token_label(rows[b][t], stacked=True))
+                ax.text(t, b, word, ha="center", va="center", fontsize=SMALL_SIZE, color="white", linespacing=1.0)
     n_pad = int((~m).sum())
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
                plt.Rectangle((0, 0), 1, 1, facecolor="#e6e6e6", hatch="///", edgecolor="white")]
