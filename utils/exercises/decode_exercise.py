@@ -10,7 +10,8 @@ At the first step whose logits differ, the reference step is run again from the 
 mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity), one
 too low, one too high or read after layer 0 appended; the final norm, a layer norm, a residual or the RoPE of
 q or k left out; every layer reading layer 0's cache; attention over the new k, v alone, or under a causal mask
-aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only).
+aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only); K/V heads expanded with ``repeat``
+(tiled, so query head i reads K/V head i % H_kv) instead of ``repeat_interleave`` (grouped).
 The variant that gives the learner's logits is the mistake, and the check says so, with a hint about it.
 Logits that are right over a cache that did not grow by one (the new K/V never appended, or twice) are
 named too. A step that matches no variant gets the difference and the contract's checklist. The learner's
@@ -111,7 +112,8 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
                  pos_per_layer: bool = False, final_norm: bool = True, input_norm: bool = True,
                  post_norm: bool = True, attn_residual: bool = True, mlp_residual: bool = True,
                  normed_residual: bool = False, rope_q: bool = True, rope_k: bool = True,
-                 layer0: bool = False, new_only: bool = False, top_left: bool = False) -> torch.Tensor:
+                 layer0: bool = False, new_only: bool = False, top_left: bool = False,
+                 kv_tiled: bool = False) -> torch.Tensor:
     """``solutions.decode_step`` with the mistakes the flags switch on (all off: the reference); logits [B, V]."""
     cfg, B = model.cfg, token_ids.shape[0]
     x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
@@ -132,6 +134,9 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
             K, V = cache.layer_kv(0)
         if new_only:
             K, V = k, v  # (B, H_kv, 1, d_h): the cached positions ignored
+        if kv_tiled:  # GQA expanded with repeat: heads tiled 0, 1, 0, 1 instead of grouped 0, 0, 1, 1
+            n_rep = cfg.n_heads // cfg.n_kv_heads
+            K, V = K.repeat(1, n_rep, 1, 1), V.repeat(1, n_rep, 1, 1)  # (B, H, T + 1, d_h)
         # is_causal=True with one query: the mask's top-left corner, so the query sees key 0 alone
         mask = torch.arange(K.shape[2]) == 0 if top_left else None  # (S,)
         out = attn.o_proj(attention(q, K, V, mask).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
@@ -194,6 +199,10 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
         (dict(top_left=True), tr("step {step}: your query saw key 0 alone: a causal mask (`is_causal=True`) is aligned "
                                  "to the top left, so a single query gets the first key only", step=step),
          tr("a decode step needs no mask: its one query comes after every cached key (no `is_causal`, no mask)")),
+        (dict(kv_tiled=True), tr("step {step}: your query heads read the wrong K/V heads: `repeat` tiles them, so "
+                                 "query head i reads K/V head i % H_kv, not the one of its group", step=step),
+         tr("a GQA group is consecutive query heads: expand with `repeat_interleave(H // H_kv, dim=1)`, as "
+            "`repeat_kv` does, or hand `attention` the H_kv heads and let it expand them")),
     ]
 
 

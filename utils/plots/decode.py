@@ -89,10 +89,11 @@ def plot_decode_grids(state: dict):
 
     Left: steps (rows; 0 = prefill) x positions. In a loop without cache, step s pushes every
     position up to the new one through the model again: the history cells (red) are the
-    recomputed ones; the green cell is the new token, computed by both loops.
-    Right: layers (rows) x positions: what every layer's K/V cache holds after the current step
-    (blue = written by prefill, orange = appended by a decode step; the last column appended is
-    outlined). Rows after the current step are greyed out.
+    recomputed ones; the green cell is the new token, computed by both loops; steps after the current
+    one are pale. Right: layers (rows) x positions: what every layer's K/V cache holds after the current
+    step (blue = written by prefill, orange = appended by a decode step). A black frame marks the current
+    step's row on the left and the column it appended on the right; grey slots hold no token yet. The
+    legend names each of these marks.
     """
     T0, n_steps, step = state["prompt_len"], state["n_steps"], state["step"]
     L, words = len(state["cache_len_per_layer"]), state["tokens"]
@@ -131,12 +132,15 @@ def plot_decode_grids(state: dict):
     _grid_axes(ax1, L, n_pos, labels, rotation, tr("cached position (token)"))
     ax1.set_title(tr("KV cache after step {step}: every layer holds {n} positions", step=step, n=state["cache_len"]),
                   fontsize=10)
+    # one entry per mark: each colour, the black frames, the pale later rows, the grey empty slots
     handles = [Patch(color=_GRID_COLORS[_PROMPT], label=tr("prompt (prefill)")),
                Patch(color=_GRID_COLORS[_RECOMPUTED], label=tr("history recomputed (no cache)")),
-               Patch(color=_GRID_COLORS[_NEW], label=tr("new token (both loops)")),
+               Patch(color=_GRID_COLORS[_NEW], label=tr("new token (both loops compute it)")),
                Patch(color=_GRID_COLORS[_FILLED], label=tr("K/V appended by decode")),
-               Patch(facecolor=_GRID_COLORS[_EMPTY], edgecolor="#b0b0b0", label=tr("pale or grey: not yet run"))]
-    ncol = len(handles) if width >= 12 else 3
+               Patch(facecolor="none", edgecolor="black", lw=2, label=tr("black frame: this step; its new K/V")),
+               Patch(facecolor=_GRID_COLORS[_RECOMPUTED], alpha=0.25, label=tr("pale: later steps, not run yet")),
+               Patch(facecolor=_GRID_COLORS[_EMPTY], edgecolor="#b0b0b0", label=tr("grey: no token there yet"))]
+    ncol = len(handles) if width >= 14 else 4
     legend_rows = -(-len(handles) // ncol)
     fig.legend(handles=handles, loc="upper center", ncol=ncol, fontsize=LEGEND_SIZE, frameon=False)
     # room for the column labels and the x label: the figure grows rather than squeeze the grids
@@ -247,13 +251,6 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     return fig
 
 
-def _beside(ax, x: float, text: str, color: str, right: bool = True) -> None:
-    """``text`` at the foot of a vertical line at ``x``, on its right (or left) side."""
-    ax.annotate(text, (x, 0.03), xycoords=ax.get_xaxis_transform(), xytext=(3 if right else -3, 0),
-                textcoords="offset points", ha="left" if right else "right", va="bottom", color=color,
-                fontsize=SMALL_SIZE)
-
-
 def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None):
     """Bytes a cached step reads against T, beside the measured time of a step, on the same T axis.
 
@@ -262,7 +259,8 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     bars from the first to the third quartile of the samples, and the straight line fitted through
     the medians (``fit_step_time``) split the same way: a fixed part and a part growing with T.
     A dotted line on both marks the T at which the K/V bytes reach the weight bytes; a dash-dotted one on
-    the right the T at which the fitted growing part reaches the fixed part. T is in plain tokens.
+    the right the T at which the fitted growing part reaches the fixed part. The legends name both lines
+    (a label at a line's foot would sit on whichever curve passes there). T is in plain tokens.
     """
     T_meas = np.asarray(measured["T"])
     T = np.linspace(0, T_meas.max(), 65).round().astype(int)
@@ -272,11 +270,11 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     kv = np.array([c.bytes["kv_read"] for c in costs]) / mib
     cross = kv_weights_crossover(cfg, dtype=dtype)
     fixed, per_token = (x * 1e3 for x in fit_step_time(measured))  # ms, ms per token
-    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.9))
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 4.4))
     ax0.plot(T, w, color=COLORS["mask"], label=tr("weights (the same at every T)"))
     ax0.plot(T, kv, color=COLORS["K"], label=tr("K/V cache (grows with T)"))
     ax0.plot(T, w + kv, color="black", ls=":", label=tr("total"))
-    ax0.set_ylim(0, (w + kv).max() * 1.15)
+    ax0.set_ylim(0, (w + kv).max() * 1.35)  # room for the legend's four rows
     ax0.set_ylabel(tr("MiB read per cached step ({dtype})", dtype=dtype))
     ax0.set_title(tr("What one step reads (counted)"))
     ax1.plot(T, np.full(len(T), fixed), color=COLORS["mask"], label=tr("fitted fixed part: {ms:.2f} ms", ms=fixed))
@@ -288,19 +286,17 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     q3 = np.array([s.q3 for s in measured["step"]]) * 1e3
     ax1.errorbar(T_meas, med, yerr=[med - q1, q3 - med], fmt="o", color=COLORS["cached"], ecolor="black",
                  capsize=4, zorder=5, label=tr("measured: median, bars first to third quartile"))
-    ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.3)  # room for the legend
+    ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.75)  # room for the legend's six rows
     ax1.set_ylabel(tr("time per step (ms)"))
     ax1.set_title(tr("What one step takes (measured)"))
     time_cross = fixed / per_token if per_token > 0 else float("inf")  # where the fitted parts are equal
     if time_cross <= T_meas.max():
-        ax1.axvline(time_cross, color=COLORS["K"], ls="-.", lw=1.5)
-        _beside(ax1, time_cross, tr("fitted parts equal\nat T = {T:,.0f}", T=time_cross), COLORS["K"],
-                right=time_cross >= cross)
+        ax1.axvline(time_cross, color=COLORS["K"], ls="-.", lw=1.5,
+                    label=tr("fitted parts equal at T = {T:,.0f}", T=time_cross))
     for ax in (ax0, ax1):
         if cross <= T_meas.max():
-            ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5)
-            _beside(ax, cross, tr("K/V bytes = weight bytes\nat T = {T:,}", T=cross), COLORS["decode"],
-                    right=not (ax is ax1 and time_cross > cross))
+            ax.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5,
+                       label=tr("K/V bytes = weight bytes at T = {T:,}", T=cross))
         ax.set_xlim(0, T_meas.max() * 1.03)
         # ticks in plain tokens (4,096, not 4k), as the crossings are printed
         ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_meas.max(), 8) / 4)), 0)))

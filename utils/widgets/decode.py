@@ -34,6 +34,7 @@ _DECODE_CSS = (
     ".decode-grid td.last{box-shadow:inset 0 0 0 2px #000}"
     ".decode-grid tr.future td{opacity:.25}"
     ".decode-grid tr.now td.lab{font-weight:bold;color:#000}"
+    ".decode-grid tr.now td:not(.lab){box-shadow:inset 0 2px 0 #000,inset 0 -2px 0 #000}"  # this step's row, framed
     ".decode-key span{display:inline-block;width:11px;height:11px;margin:0 4px 0 12px;vertical-align:middle}"
     "</style>"
 )
@@ -75,10 +76,15 @@ def decode_grids_html(s: dict) -> str:
         if n > T0 and step:
             cells[n - 1] += " last"
         right.append(("layer", tr("layer {layer}", layer=layer), cells))
-    key = "".join(f"<span style='background:{c}'></span>{t}" for c, t in [
-        (COLORS["prefill"], tr("prompt (prefill)")), (COLORS["recompute"], tr("history recomputed (no cache)")),
-        (COLORS["cached"], tr("new token (both loops)")), (COLORS["decode"], tr("K/V appended by decode")),
-        ("#f2f2f2", tr("pale or grey: not yet run"))])
+    # one entry per mark, as in plot_decode_grids: each colour, the black frames, the pale rows, the grey slots
+    key = "".join(f"<span style='{css}'></span>{t}" for css, t in [
+        (f"background:{COLORS['prefill']}", tr("prompt (prefill)")),
+        (f"background:{COLORS['recompute']}", tr("history recomputed (no cache)")),
+        (f"background:{COLORS['cached']}", tr("new token (both loops compute it)")),
+        (f"background:{COLORS['decode']}", tr("K/V appended by decode")),
+        ("box-shadow:inset 0 0 0 2px #000", tr("black frame: this step; its new K/V")),
+        (f"background:{COLORS['recompute']};opacity:.25", tr("pale: later steps, not run yet")),
+        ("background:#f2f2f2", tr("grey: no token there yet"))])
     box = "<div style='overflow-x:auto;max-width:100%'>"
     return (
         f"{_DECODE_CSS}<div class='decode-key' style='font-size:90%;margin:4px 0'>{key}</div>"
