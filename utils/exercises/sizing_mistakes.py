@@ -43,6 +43,7 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
     H = config["num_attention_heads"]
     H_kv = config.get("num_key_value_heads") or H
     L, C = config["num_hidden_layers"], config["hidden_size"]
+    d_h = config.get("head_dim") or C // H
     # (what a mistake returns, the message, the hint), in the order they are tried
     candidates = []
     if batch_size != 1:
@@ -56,6 +57,13 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
                                      n=H // H_kv, H=H),
                            tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
                               "num_attention_heads", H_kv=H_kv)))
+    mha_form = 2 * L * batch_size * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes: right if H_kv·d_h = C
+    if mha_form not in (expected, *(c[0] for c in candidates)):  # Gemma-2-9B: neither H nor H_kv heads of C / H
+        candidates.append((mha_form, tr("{got:,} bytes is the MHA form 2·L·B·T·C·bytes; this model keeps "
+                                        "H_kv = {H_kv} K/V heads of d_h = {d_h}, H_kv·d_h = {width}, not C = {C}",
+                                        got=mha_form, H_kv=H_kv, d_h=d_h, width=H_kv * d_h, C=C),
+                           tr("use the general form 2·L·B·H_kv·T·d_h·bytes: the MHA form holds only when "
+                              "H_kv·d_h = C")))
     if "head_dim" in config and config["head_dim"] != C // H:
         wrong = f({k: v for k, v in config.items() if k != "head_dim"}, seq_len, batch_size, dtype)
         candidates.append((wrong, tr("{got:,} bytes uses d_h = hidden_size / num_attention_heads = {d}; this config "
@@ -99,11 +107,45 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
 
 
 def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> Judge:
-    """Whole requests that fit; names a quotient rounded up or left unrounded, and a per-request size off by a
-    factor. Any other wrong count points at the bytes of one request."""
-    per_request = S.kv_bytes_from_config(config, seq_len, 1, dtype)
+    """Whole requests that fit; names a per-request size off by a factor first (a wrong size can also land on
+    the quotient rounded up), then a quotient rounded up or left unrounded. Any other wrong count points at the
+    bytes of one request."""
+    f = S.kv_bytes_from_config
+    per_request = f(config, seq_len, 1, dtype)
     expected = free_bytes // per_request
     quotient = free_bytes / per_request
+    H, C, L = config["num_attention_heads"], config["hidden_size"], config["num_hidden_layers"]
+    H_kv = config.get("num_key_value_heads") or H
+    d_h = config.get("head_dim") or C // H
+    # (one request's bytes as the mistake computes them, its message for a count, the hint), tried in this order
+    sizes = [(per_request // 2,
+              lambda got: tr("expected {expected}, got {got}: your requests are half their size (K and V are two "
+                             "tensors)", expected=expected, got=got),
+              tr("one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 included")),
+             (f(config, 1, 1, dtype),
+              lambda got: tr("expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens",
+                             expected=expected, got=got, T=seq_len),
+              tr("one request holds seq_len tokens: divide by the cache of one sequence of seq_len tokens"))]
+    if H_kv != H:
+        sizes.append((f({**config, "num_key_value_heads": H}, seq_len, 1, dtype),
+                      lambda got: tr("expected {expected}, got {got}: your requests store all {H} query heads, {n} "
+                                     "times the cache", expected=expected, got=got, H=H, n=H // H_kv),
+                      tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
+                         "num_attention_heads", H_kv=H_kv)))
+    mha_form = 2 * L * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes with B = 1
+    if mha_form not in (per_request, *(size for size, _, _ in sizes)):  # Gemma-2-9B: H_kv·d_h != C
+        sizes.append((mha_form,
+                      lambda got: tr("expected {expected}, got {got}: your requests use the MHA form "
+                                     "2·L·B·T·C·bytes; this model's H_kv·d_h = {width}, not C = {C}",
+                                     expected=expected, got=got, width=H_kv * d_h, C=C),
+                      tr("use the general form 2·L·B·H_kv·T·d_h·bytes: the MHA form holds only when H_kv·d_h = C")))
+    if "head_dim" in config and config["head_dim"] != C // H:
+        sizes.append((f({k: v for k, v in config.items() if k != "head_dim"}, seq_len, 1, dtype),
+                      lambda got: tr("expected {expected}, got {got}: your requests use d_h = hidden_size / "
+                                     "num_attention_heads = {d}; this config says head_dim = {head_dim}",
+                                     expected=expected, got=got, d=C // H, head_dim=config["head_dim"]),
+                      tr("when head_dim is in the config, use it: it is not always C / H")))
+    counts = [(free_bytes // size, message, hint) for size, message, hint in sizes if size > 0]
 
     def judge(got) -> str | None:
         number = plain_number(got)[0]
@@ -117,20 +159,13 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
         n = _as_int(got)
         if n == expected:
             return None
+        for count, message, hint in counts:  # a wrong size first: Gemma-2-9B without head_dim rounds to a ceiling
+            if n == count and count != expected:
+                return diagnosis(message(n), hint)
         if n in (round(quotient), math.ceil(quotient)):
             return diagnosis(tr("expected {expected}, got {got}: {q:.3f} rounded up; only whole requests fit",
                                 expected=expected, got=n, q=quotient),
                              tr("round down to whole requests with //: a part of a request cannot run"))
-        if per_request > 1 and n == free_bytes // (per_request // 2):
-            return diagnosis(tr("expected {expected}, got {got}: your requests are half their size (K and V are two "
-                                "tensors)", expected=expected, got=n),
-                             tr("one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 "
-                                "included"))
-        if n == free_bytes // S.kv_bytes_from_config(config, 1, 1, dtype):
-            return diagnosis(tr("expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens",
-                                expected=expected, got=n, T=seq_len),
-                             tr("one request holds seq_len tokens: divide by the cache of one sequence of seq_len "
-                                "tokens"))
         return diagnosis(tr("expected {expected}, got {got}; one request's cache is {per:,} bytes here",
                             expected=expected, got=n, per=per_request),
                          tr("compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and "
@@ -166,6 +201,6 @@ def max_requests_cases() -> list[Case]:
     def case(words, config, T, free, dtype):
         return Case(words, call_with(config, T, free, dtype), requests_judge(config, T, free, dtype))
     return [case("Llama-3-8B, T=8192, 20.7 GiB free, float16", LLAMA3_8B, 8192, 20 * 2**30 + 700 * 2**20, "float16"),
-            case("Gemma-2-9B, T=4096, 10 GiB free, bfloat16", GEMMA2_9B, 4096, 10 * 2**30, "bfloat16"),
+            case("Gemma-2-9B, T=4096, 20 GiB free, bfloat16", GEMMA2_9B, 4096, 20 * 2**30, "bfloat16"),
             case("Llama-3-8B, T=4096, 6 GiB free, int8 cache", LLAMA3_8B, 4096, 6 * 2**30, "int8"),
             case("Llama-2-7B, T=4096, 1 MiB free: less than one request", LLAMA2_7B, 4096, 2**20, "float16")]

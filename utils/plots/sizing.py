@@ -171,7 +171,7 @@ class KVLines:
         ax.set_ylim(0, top / scale * 1.05)
         # five ticks, at quarters of T_max: every tick label is redrawn at each slider step
         ax.xaxis.set_major_locator(plt.MultipleLocator(2 ** max(int(np.log2(max(T_max, 4) / 4)), 0)))
-        ax.set_xlabel(tr("context length T (tokens)") + (tr("; dotted: past the model's max context") if limits else ""))
+        ax.set_xlabel(tr("tokens per sequence T") + (tr("; dotted: past the model's max context") if limits else ""))
         ax.set_ylabel(tr("KV cache memory ({unit})", unit=unit))
         # a fixed title height: placing it automatically measures every tick label once more
         ax.set_title(tr("KV cache memory vs context length T") if title is None else title, y=1.0)
@@ -228,8 +228,10 @@ class BudgetFigure:
         (self.floor,) = ax2.plot([], [], "v", color="black", zorder=5, clip_on=False)  # 0 requests: on the edge
         self.n_text = ax2.annotate("", (1, 1), textcoords="offset points", xytext=(-6, -12), ha="right", fontsize=9)
         self.limit = ax2.axvline(1, color=COLORS["decode"], linestyle=":", linewidth=1.2)
-        self.limit_text = ax2.annotate("", (1, 1), textcoords="offset points", xytext=(0, 0), fontsize=SMALL_SIZE,
-                                       color=COLORS["decode"])
+        # x in data, y in axes: at the top right of the line, where the falling curves are low, or at the bottom
+        # when the line is in the left half, where they are high
+        self.limit_text = ax2.annotate("", (1, 1), xycoords=("data", "axes fraction"), textcoords="offset points",
+                                       xytext=(0, 0), fontsize=SMALL_SIZE, color=COLORS["decode"])
         ax2.set_xscale("log", base=2)
         ax2.xaxis.set_major_formatter(_token_formatter)
         ax2.set_yscale("log")
@@ -237,7 +239,7 @@ class BudgetFigure:
         ax2.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, pos=None: f"{y:,.0f}" if y >= 1 else ""))
         for axis in (ax2.xaxis, ax2.yaxis):  # no minor ticks: each is a tick to lay out at every redraw
             axis.set_minor_locator(plt.NullLocator())
-        self.fig.subplots_adjust(left=0.04, right=0.98, bottom=0.36, top=0.91, wspace=0.3)  # fixed: tight_layout is slow
+        self.fig.subplots_adjust(left=0.04, right=0.98, bottom=0.36, top=0.91, wspace=0.4)  # fixed: tight_layout is slow
 
     def update(self, state: dict):
         ax1, ax2, gib = self.ax1, self.ax2, 2**30
@@ -281,23 +283,31 @@ class BudgetFigure:
             at = (state["T"], state["n_if_real_only"])
             self.real_dot.set_data([at[0]], [at[1]])
             self.real_text.xy = at
+            near_right = state["T"] * 16 > T[-1]  # its number would run past the right edge: left of the dot
+            self.real_text.xyann = (-6, 7) if near_right else (6, 7)
+            self.real_text.set_horizontalalignment("right" if near_right else "left")
             self.real_text.set_text(f"{state['n_if_real_only']:,}")
         self.dot.set_visible(n > 0), self.floor.set_visible(n == 0)
         (self.dot if n > 0 else self.floor).set_data([state["T"]], [max(n, bottom)])
         self.n_text.xy = (state["T"], max(n, bottom))
         # below and left of its dot (under the falling curve); right of it at the left edge, above a 0 on the bottom
-        left_edge = state["T"] <= 4 * T[0]
-        self.n_text.xyann = (-6, -12) if n > 0 and not left_edge else (6, -12) if n > 0 else (6, 6)
-        self.n_text.set_horizontalalignment("right" if n > 0 and not left_edge else "left")
+        left_edge, right_edge = state["T"] <= 4 * T[0], state["T"] * 16 > T[-1]
+        if n > 0:
+            self.n_text.xyann = (6, -12) if left_edge else (-6, -12)
+            self.n_text.set_horizontalalignment("left" if left_edge else "right")
+        else:  # a 0 on the bottom edge: above it, on the side with room
+            self.n_text.xyann = (-6, 6) if right_edge else (6, 6)
+            self.n_text.set_horizontalalignment("right" if right_edge else "left")
         self.n_text.set_text(f"{n:,}")
         limit = state["max_context"] <= T[-1]
         self.limit.set_visible(limit), self.limit_text.set_visible(limit)
         if limit:
             right_half = state["max_context"] ** 2 > T[0] * T[-1]  # on a log axis: past the middle
             self.limit.set_xdata([state["max_context"]] * 2)
-            self.limit_text.xy = (state["max_context"], 1)
+            self.limit_text.xy = (state["max_context"], 0.97 if right_half else 0.03)
             self.limit_text.xyann = (-3 if right_half else 3, 0)
             self.limit_text.set_horizontalalignment("right" if right_half else "left")
+            self.limit_text.set_verticalalignment("top" if right_half else "bottom")
             self.limit_text.set_text(tr(" model's\n max context"))
         legend = ax2.get_legend()
         curves = [self.curve] * (max(state["curve_n"]) > 0) + [self.real_curve] * (

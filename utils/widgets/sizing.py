@@ -11,7 +11,7 @@ from ..plots.sizing import BudgetFigure, KVLines
 from ..sizing import (
     DTYPE_BYTES, MODEL_PRESETS, bytes_per_element, cache_bytes_for, kv_cache_bytes, max_concurrent_requests,
 )
-from .base import Panel, dropdown, float_slider, int_slider, selection_slider
+from .base import KEPT_FIGURES, Panel, dropdown, float_slider, int_slider, selection_slider
 
 
 # Context lengths the T sliders offer: powers of two and the 1.5x steps between them, 1 .. 128k.
@@ -208,6 +208,17 @@ class BudgetPlanner(Panel):
         if s["T"] > s["max_context"]:
             body += "<p>" + tr("Note: T is beyond this model's max context ({n:,}).", n=s["max_context"]) + "</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
+
+    def _png(self, fig, draw) -> bytes:
+        """The picture for these settings, drawn once: a slider moved back to a setting shows it again without
+        drawing (a draw is most of a step's time). At most ``KEPT_FIGURES`` pictures are kept, the oldest go."""
+        pngs = self.__dict__.setdefault("_pngs_by_setting", {})
+        key = (language(), tuple(self.values().values()))
+        if key not in pngs:
+            while len(pngs) >= KEPT_FIGURES:
+                del pngs[next(iter(pngs))]
+            pngs[key] = draw(fig)
+        return pngs[key]
 
     def plot(self, s: dict):
         if getattr(self, "_figure", None) is None or self._figure_language != language():
