@@ -27,9 +27,10 @@ class PrefillKVPanel(Panel):
     """02 · Prefill: what one prefill leaves in the cache, layer by layer.
 
     Controls: the prompt, a layer (0 .. L-1), a K/V head (0 .. H_kv-1), and K or V. The figure is
-    that head's cached tensor ``[T, d_h]`` (one row per prompt token); the numbers say how far it
-    is from the same head's tensor in layer 0 (zero only for layer 0 itself: every layer has its
-    own K/V) and which token the prefill logits pick first. ``prompts`` defaults to
+    that head's cached tensor ``[T, d_h]`` (one row per prompt token); the numbers compare it with
+    the same head's tensor in layer 0, by direction (cosine similarity: 1 only for layer 0 itself, near
+    0 for the other layers, which keep their own K/V) and by size (the ratio of the norms), and say
+    which token the prefill logits pick first. ``prompts`` defaults to
     ``PREFILL_PROMPTS`` of the current language.
     """
 
@@ -43,7 +44,7 @@ class PrefillKVPanel(Panel):
         cfg = model.cfg
         super().__init__({
             "prompt": dropdown(tr("prompt"), prompt_options(prompts), list(prompts)[0]),
-            # layer 1 first: its distance to layer 0 shows at once that layers keep different K/V
+            # layer 1 first: its cosine to layer 0 (near 0) shows at once that layers keep different K/V
             "layer": int_slider(tr("layer"), min(1, cfg.n_layers - 1), 0, cfg.n_layers - 1),
             "head": int_slider(tr("K/V head"), 0, 0, cfg.n_kv_heads - 1),
             "tensor": dropdown(tr("tensor"), ["K", "V"], "K"),
@@ -75,14 +76,16 @@ class PrefillKVPanel(Panel):
             "words": words, "T": len(words), "layer": layer, "head": head, "tensor": tensor,
             "shape": tuple(full.shape), "n_layers": kv.n_layers, "cache_len": kv.seq_len,
             "values": x.float().numpy().copy(),
-            "rel_diff_to_layer0": float((x - x0).norm() / x0.norm()),
+            # direction and size against layer 0: cosine 1 and ratio 1 would mean the same tensor up to a scale
+            "cos_to_layer0": float(torch.nn.functional.cosine_similarity(x.flatten(), x0.flatten(), dim=0)),
+            "norm_ratio_to_layer0": float(x.norm() / x0.norm()),
             "first_token": self.tok.decode([first]), "first_prob": float(probs[first]),
             "first_grammar": self._exact(prompt, self.tok.vocab[first]),
         }
 
     def render(self, s: dict) -> str:
         words = html.escape(text_label(" ".join(s["words"])))
-        rel = s["rel_diff_to_layer0"]
+        cos, ratio = s["cos_to_layer0"], s["norm_ratio_to_layer0"]
         same = (tr("this is layer 0 itself") if s["layer"] == 0
                 else tr("a different tensor: layer 0's cannot stand in for it"))
         x, layer = s["tensor"], s["layer"]
@@ -93,8 +96,9 @@ class PrefillKVPanel(Panel):
             + tr("cache after prefill: {L} layers &times; (K, V), each <code>[B, H_kv, T, d_h] = {shape}</code>, "
                  "cache length {n}", L=s["n_layers"], shape=list(s["shape"]), n=s["cache_len"]) + "<br>"
             + tr("{x} of layer {layer}, head {head}: ", x=x, layer=layer, head=s["head"])
-            + f"&Vert;{x}<sub>{layer}</sub> &minus; {x}<sub>0</sub>&Vert; / "
-            f"&Vert;{x}<sub>0</sub>&Vert; = <b>{rel:.2f}</b> " + tr("({same})", same=same) + "<br>"
+            + f"cos({x}<sub>{layer}</sub>, {x}<sub>0</sub>) = <b>{cos:.2f}</b>, "
+            f"&Vert;{x}<sub>{layer}</sub>&Vert; / &Vert;{x}<sub>0</sub>&Vert; = <b>{ratio:.2f}</b> "
+            + tr("({same})", same=same) + "<br>"
             + tr("first token picked from the last position's logits: <b>{token}</b> (p = {p:.2f})",
                  token=html.escape(token_label(s["first_token"])), p=s["first_prob"]) + exact + "</p>"
         )
