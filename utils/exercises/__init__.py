@@ -18,6 +18,7 @@ The exercises themselves (contract, reference solution, cases, hint) are in ``ca
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import signal
 import textwrap
@@ -27,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..i18n import in_language, tr
+from ..i18n import in_language, language, tr
 from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
 from .judges import Case, Diagnosis, Exercise, FormProblem, is_form_problem
@@ -193,8 +194,23 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
     return report
 
 
+def _without_docstring(src: str) -> str:
+    """``src`` (one function) without its docstring's lines."""
+    body = ast.parse(src).body[0].body
+    if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return src
+    lines = src.splitlines(keepends=True)
+    return "".join(lines[: body[0].lineno - 1] + lines[body[0].end_lineno:])
+
+
 def show_solution(exercise_id: str) -> str:
-    """Print (and return) the reference solution's source."""
+    """Print (and return) the reference solution's source. The docstrings are English, so in another
+    language the docstring gives way to a header in that language: the contract is the one in the
+    exercise cell's own docstring, already in the notebook's language."""
     src = textwrap.dedent(inspect.getsource(_exercise(exercise_id).solution))
+    if language() != "en":
+        src = tr("# Reference solution of {id}; its contract is the docstring of the exercise cell above.\n",
+                 id=exercise_id) + _without_docstring(src)
     print(src)
     return src

@@ -49,6 +49,12 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
                 tr("your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys",
                    shape=[T_q, T_q], n=offset),
                 tr("the mask needs a column for every key, the cached ones first: [T_q, T_k]"))
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_k, T_k) and T_q != T_k:
+            return diagnosis(
+                tr("your mask is the whole square [T_k, T_k] = {shape}: only the new queries make rows "
+                   "(T_q = {n}), expected [T_q, T_k] = {expected}", shape=[T_k, T_k], n=T_q, expected=[T_q, T_k]),
+                tr("the cached keys' queries were computed earlier and are not made again: keep one row per new "
+                   "query, the last T_q rows of the square (or build [T_q, T_k] with the diagonal shifted right)"))
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
@@ -111,9 +117,18 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
             return diagnosis(tr("nothing was repeated: shape {got}, expected {expected}; each of the {H} query heads "
                                 "needs a K/V head", got=list(got.shape), expected=list(expected.shape), H=H_kv * n_rep),
                              tr("each K/V head appears n_rep times on dim=1, once for each query head of its group"))
+        if T != d_h and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv * n_rep, d_h, T):
+            return diagnosis(tr("time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]",
+                                got=list(got.shape), expected=list(expected.shape)),
+                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
+                                "transpose, and a reshape or view lists the axes in that order"))
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
+        if T == d_h and _equal(got, expected.transpose(2, 3)):  # square [T, d_h]: the swap keeps the shape
+            return diagnosis(tr("time and d_h changed places: your [T, d_h] matrices are transposed"),
+                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
+                                "transpose, and a reshape or view lists the axes in that order"))
         if n_rep > 1 and _equal(got, x.repeat_interleave(n_rep, dim=2).reshape(expected.shape)):
             return diagnosis(tr("you copied along the time axis, then reshaped to {H} heads: each query head now holds "
                                 "repeated time steps of one K/V head, not the whole head", H=H_kv * n_rep),
@@ -280,6 +295,14 @@ def stop_judge(text: str, stops: list[str]) -> Judge:
                        "else; use `text.find(s)` (or `re.escape(s)`)"))
         if hits:
             first, _, s = hits[0]
+            missing = [m for m in stops if m not in text]
+            if missing and (got is None or got == text[:-1]):  # min() over positions that include find's -1
+                return diagnosis(
+                    tr("{m} does not occur, so `text.find({m})` is -1, and the smallest position was that -1 "
+                       "(you returned {got}); {s} occurs at position {pos}", m=fmt(missing[0]), got=fmt(got), s=fmt(s),
+                       pos=first),
+                    tr("`text.find(s)` returns -1 for a stop string that does not occur: leave those out before "
+                       "taking the smallest position"))
             last = text.rfind(s)
             if last != first and got == text[:last]:
                 return diagnosis(tr("you cut at the last {s} (position {last}); it first occurs at position {pos}",
