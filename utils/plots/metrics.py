@@ -118,12 +118,12 @@ def _draw_schedule(ax, s: dict) -> None:
     left = np.asarray(s["arrival_s"]) * 1e3
     for key, (label, color, alpha) in zip(("wait_s", "prefill_s", "sample_s"), _PARTS):
         width = np.asarray(s[key]) * 1e3
-        _bars(ax, left, width, rows, tr(label), facecolor=color, alpha=alpha, linewidth=0)
+        _bars(ax, left, width, rows, tr(label), facecolor=color, alpha=alpha, edgecolor="#555555", linewidth=0.3)
         left = left + width
     gaps = [(t0, t1 - t0, r) for r, times in enumerate(s["token_times"])
             for t0, t1 in zip(np.asarray(times[:-1]) * 1e3, np.asarray(times[1:]) * 1e3)]
     _bars(ax, *zip(*gaps) if gaps else ([], [], []), tr("decode steps (one per token)"),
-          facecolor=COLORS["decode"], edgecolor="#a04800", linewidth=0.25)
+          facecolor=COLORS["decode"], edgecolor="#7a3600", linewidth=0.4)
     ax.plot(np.asarray(s["arrival_s"]) * 1e3, rows, "|", color="k", ms=10, mew=1.5, label=tr("arrives"))
     ax.autoscale_view()
     step = max(1, -(-len(rows) // 6))  # at most six labels (each tick costs a redraw of the panel time)
@@ -281,7 +281,8 @@ def plot_batch_roofline(models: dict, title: str | None = None):
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=LEGEND_SIZE, frameon=False)
     fig.suptitle(tr("Decode throughput against the roofline") if title is None else title, fontsize=11)
     W, H = fig.get_figwidth(), fig.get_figheight()
-    fig.subplots_adjust(left=0.75 / W, right=1 - 0.2 / W, top=1 - 0.6 / H, bottom=1.15 / H, wspace=0.22)
+    lines = max(str(name).count("\n") for name in models) + 1  # an axes title may take two lines
+    fig.subplots_adjust(left=0.75 / W, right=1 - 0.2 / W, top=1 - (0.55 + 0.22 * lines) / H, bottom=1.15 / H, wspace=0.22)
     return fig
 
 
@@ -295,12 +296,16 @@ def plot_bandwidth(res: dict, title: str | None = None):
     err = [med - np.array([s.q1 for s in stats]) / 1e9, np.array([s.q3 for s in stats]) / 1e9 - med]
     fig, ax = subplots(figsize=(7, 3.6))
     ax.bar(names, med, yerr=err, capsize=4, color=[COLORS["mask"], COLORS["mask"], COLORS["decode"]])
-    ax.axhline(res["limit_Bps"] / 1e9, color="k", ls="--", lw=1, label=tr("measured limit"))
+    limit = res["limit_Bps"] / 1e9
+    ax.axhline(limit, color="k", ls="--", lw=1)
+    top = max(limit, float(np.max(med + err[1])))
+    ax.set_ylim(0, top * 1.22)  # room above the line and the bars for the line's label
+    # the line labelled at its right end, above it and over the decode bar (the lowest): no legend box on the line
+    ax.text(2.45, limit + 0.04 * top, tr("measured limit"), ha="right", va="bottom", fontsize=LEGEND_SIZE)
     ax.text(2, med[2] + err[1][2], tr("{fraction:.0%} of the limit", fraction=res["fraction"]),
             ha="center", va="bottom", fontsize=9)
     ax.set_ylabel(tr("memory bandwidth (GB/s)"))
     ax.set_title(tr("Batch-1 decode against the memory bandwidth") if title is None else title, fontsize=10)
-    ax.legend(fontsize=LEGEND_SIZE, loc="upper right")  # over the decode bar, the lowest: never on the copy bar
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     return fig

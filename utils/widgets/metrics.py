@@ -11,7 +11,7 @@ from ..roofline import GPU_ROOFS, Roofs, decode_bound, ridge_batch
 from ..serving import POLICIES, PaddedBatchEngine, StepCostModel, Workload, poisson_arrivals, serve
 from ..sizing import MODEL_PRESETS, cache_bytes_for
 from ..validate import check_int
-from .base import Panel, dropdown, selection_slider
+from .base import KEPT_FIGURES, Panel, dropdown, selection_slider
 
 _A100, _H100 = GPU_ROOFS
 
@@ -161,6 +161,7 @@ class ArrivalsPanel(Panel):
     """
 
     title = "Requests arriving over time, served three ways"
+    keeps_figures = True  # a slider position seen before shows its picture again at once (``Panel.kept_figure``)
 
     def __init__(self, costs: StepCostModel, prompt_lens: list[int], max_new_tokens: list[int], seed: int = 0,
                  rate: int = 100, max_batch: int = 8, timeout_ms: int = 100) -> None:
@@ -180,11 +181,14 @@ class ArrivalsPanel(Panel):
         super().__init__(controls)
 
     def compute(self, rate: int, max_batch: int, timeout_ms: int) -> dict:
-        arrival = poisson_arrivals(len(self.max_new_tokens), rate, self.seed)
-        runs = {p: serve(PaddedBatchEngine(None, policy=p, max_batch=max_batch, timeout_s=timeout_ms / 1e3,
-                                           costs=self.costs), self.workload, arrival) for p in POLICIES}
-        return {"rate": rate, "max_batch": max_batch, "timeout_ms": timeout_ms,
-                "runs": {p: run.schedule() for p, run in runs.items()}}
+        key = (rate, max_batch, timeout_ms)
+        replays = self.__dict__.setdefault("_replays", {})  # slider values -> the three schedules (small, kept)
+        if key not in replays:
+            arrival = poisson_arrivals(len(self.max_new_tokens), rate, self.seed)
+            runs = {p: serve(PaddedBatchEngine(None, policy=p, max_batch=max_batch, timeout_s=timeout_ms / 1e3,
+                                               costs=self.costs), self.workload, arrival) for p in POLICIES}
+            replays[key] = {p: run.schedule() for p, run in runs.items()}
+        return {"rate": rate, "max_batch": max_batch, "timeout_ms": timeout_ms, "runs": replays[key]}
 
     def render(self, s: dict) -> str:
         head = "".join(f"<th>{h}</th>" for h in (tr("policy"), "TTFT p50 / p95", "TPOT p50 / p95", "ITL p50 / p95",
@@ -201,8 +205,20 @@ class ArrivalsPanel(Panel):
                   "on this machine (StepCostModel)")
         return f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table><small>{note}</small></div>"
 
+    def _png(self, fig, draw) -> bytes:
+        """The picture of a kept figure, drawn once: these figures never change after ``plot`` (drawing
+        one leaves matplotlib's ``stale`` flag set, so ``Panel._png`` would draw it again)."""
+        pictures = self.__dict__.setdefault("_pictures", {})
+        kept = pictures.get(id(fig))
+        if kept is None or kept[0] is not fig:
+            while len(pictures) >= KEPT_FIGURES:  # as many as the kept figures
+                del pictures[next(iter(pictures))]
+            kept = pictures[id(fig)] = (fig, draw(fig))
+        return kept[1]
+
     def plot(self, s: dict):
-        return plot_schedules({POLICY_NAMES[p]: r for p, r in s["runs"].items()},
-                              title=tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
-                                       n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"],
-                                       timeout=s["timeout_ms"]))
+        # drawing the three timelines is most of a slider step: each position's figure is drawn once
+        return self.kept_figure((s["rate"], s["max_batch"], s["timeout_ms"]), lambda: plot_schedules(
+            {POLICY_NAMES[p]: r for p, r in s["runs"].items()},
+            title=tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
+                     n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"], timeout=s["timeout_ms"])))
