@@ -21,7 +21,14 @@ HINTS = [
     ("01.repeat_kv", "x.repeat: head h reads h % H_kv", "repeat_interleave(n_rep, dim=1)", "挨在一起"),
     ("01.repeat_kv", "no expansion", "n_rep times on dim=1", "出现 n_rep 次"),
     ("01.repeat_kv", "repeated on the time axis", "the heads axis, dim=1", "头这一维"),
+    ("01.repeat_kv", "time and d_h swapped", "so no transpose", "不要转置"),
+    ("01.causal_mask", "the whole [T_k, T_k] square", "the last T_q rows of the square", "方阵的最后 T_q 行"),
+    ("05.stop_text", "min over every find, -1 included", "leave those out before taking the smallest", "先把这些排除掉"),
     ("02.last_valid_logits", "number of real tokens as the index", "only with right padding", "只在右填充时"),
+    ("02.last_valid_logits", "the first real token", "finds each row's first 1", "找到的是每行的第一个 1"),
+    ("02.last_valid_logits", "one index for every row: [B, B, V]", "logits[torch.arange(B), idx]", "要让第 b 行只配"),
+    ("02.prefill_positions", "first real column from mask.argmax, no clamp", "still index the RoPE tables",
+     "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "the pads left at -1 (no clamp)", "still index the RoPE tables", "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "counts from 1", "subtract 1", "要减 1"),
     ("02.prefill_positions", "0..T-1 for every row", "however many pads come before it", "不管它前面有多少个填充"),
@@ -35,6 +42,8 @@ HINTS = [
     ("03.decode_step", "position one too high", "(no + 1)", "（不要加 1）"),
     ("03.decode_step", "position read inside the layer loop", "before the loop over the layers", "在遍历各层的循环之前"),
     ("03.decode_step", "no final norm", "model.lm_head(model.norm(x))", "最后一层之后还要再做一次归一化"),
+    ("03.decode_step", "K/V heads expanded with repeat, not repeat_interleave", "repeat_interleave(H // H_kv, dim=1)",
+     "GQA 的一组是相邻的几个查询头"),
     ("03.decode_step", "no residual around attention", "add the attention output", "把注意力的输出加到残差流上"),
     ("03.decode_step", "no residual around the MLP", "add the MLP output", "把 MLP 的输出加到残差流上"),
     ("03.decode_step", "the residual added to the normalised h", "the residual stream is x", "残差流是 x"),
@@ -56,6 +65,11 @@ HINTS = [
     ("04.max_requests", "forgets V", "the factor 2 included", "因子 2 也在内"),
     ("04.max_requests", "ignores the sequence length", "one request holds seq_len tokens", "一个请求有 seq_len 个 token"),
     ("04.max_requests", "counts float16 whatever the dtype", "compute one request's bytes first", "先算出一个请求的字节数"),
+    ("04.max_requests", "H instead of H_kv", "only the k/v heads are cached", "缓存里只存 K/V 头"),
+    # the first case (Llama-3-8B, H·d_h = C) cannot tell the MHA form from H instead of H_kv: the same hint
+    ("04.max_requests", "the MHA form 2·L·B·T·C·bytes", "only the k/v heads are cached", "缓存里只存 K/V 头"),
+    ("04.max_requests", "d_h = C / H always", "when head_dim is in the config", "配置里有 head_dim 就用它"),
+    ("04.kv_bytes_from_config", "the MHA form 2·L·B·T·C·bytes", "only the k/v heads are cached", "缓存里只存 K/V 头"),
     ("05.top_p", "returns probabilities", "return the logits themselves", "返回 logits 本身"),
     ("05.top_p", "keeps the token at exactly p (before <= p)", "not <= p", "不是 <= p"),
     ("05.top_p", "sorted mask on unsorted logits", "put it back at the token ids", "scatter` 回各个 token id"),
@@ -293,3 +307,32 @@ def test_repeat_kv_copied_along_d_h_is_not_called_a_copy_along_time(capsys):
 
     cases, _ = _hint("01.repeat_kv", along_d_h, "en", capsys)
     assert "✗" in cases and "time axis" not in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "swapped"), ("zh", "弄反")])
+def test_ttft_tpot_swapped_tuple_is_named(language, says, capsys):
+    """Before, (tpot, ttft) only got "expected (0.3, 0.03667), got (0.03667, 0.3)"."""
+    cases, _ = _hint("06.ttft_tpot", lambda t0, ts: tuple(reversed(S.ttft_tpot(t0, ts))), language, capsys)
+    assert says in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "0.95th percentile"), ("zh", "0.95 百分位")])
+def test_itl_p95_percentile_as_a_fraction_is_named(language, says, capsys):
+    """np.percentile(gaps, 0.95) (a fraction where numpy takes percent) is named, not just "expected ..."."""
+    import numpy as np
+
+    cases, hint = _hint("06.itl_p95", lambda ts: float(np.percentile(np.diff(ts), 0.95)), language, capsys)
+    assert says in cases and "95)" in hint
+
+
+@pytest.mark.parametrize("exercise_id, mistake, says", [
+    ("04.max_requests", "d_h = C / H always", "this config says head_dim = 256"),
+    ("04.max_requests", "the MHA form 2·L·B·T·C·bytes", "MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = 2048"),
+    ("04.kv_bytes_from_config", "the MHA form 2·L·B·T·C·bytes", "MHA form 2·L·B·T·C·bytes; this model keeps H_kv = 8"),
+])
+def test_sizing_judges_name_the_factor_on_gemma_not_the_rounding(exercise_id, mistake, says, capsys):
+    """Gemma-2-9B (head_dim 256, H·d_h != C): a request sized without head_dim or by the MHA form was once
+    called a count rounded up, and the MHA form was not named at all."""
+    cases, _ = _hint(exercise_id, dict(MISTAKES[exercise_id])[mistake], "en", capsys)
+    gemma = next(line for line in cases.splitlines() if "Gemma-2-9B" in line)
+    assert says in gemma and "rounded up" not in gemma, gemma

@@ -52,6 +52,27 @@ def _decode_twice(model, token_ids, cache):
     return S.decode_step(model, token_ids, Twice(cache))
 
 
+def _decode_kv_tiled(model, token_ids, cache):
+    """Expands the K/V heads itself with repeat (tiled: query head i reads K/V head i % H_kv), as a learner might."""
+    from utils.attention import apply_rope, attention
+
+    cfg, B, pos = model.cfg, token_ids.shape[0], cache.seq_len
+    n_rep = cfg.n_heads // cfg.n_kv_heads
+    cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]
+    x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
+    for i, layer in enumerate(model.layers):
+        attn, h = layer.self_attn, layer.input_layernorm(x)
+        q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)  # (B, H, 1, d_h)
+        k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
+        v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+        K, V = cache.update(i, apply_rope(k, cos, sin), v)  # (B, H_kv, T + 1, d_h)
+        K, V = K.repeat(1, n_rep, 1, 1), V.repeat(1, n_rep, 1, 1)  # (B, H, T + 1, d_h): the mistake
+        out = attention(apply_rope(q, cos, sin), K, V)
+        x = x + attn.o_proj(out.transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return model.lm_head(model.norm(x))[:, -1]  # (B, V)
+
+
 def _decode_with(**mistake):
     """The reference step with one mistake (utils/exercises/decode_exercise.variant_step's flags)."""
     from utils.exercises.decode_exercise import variant_step
@@ -155,6 +176,7 @@ MISTAKES = {
     "01.causal_mask": [
         ("a lower triangle without the offset", lambda T_q, T_k: torch.ones(T_q, T_k).tril().bool()),
         ("a square mask, no column for the cache", lambda T_q, T_k: torch.ones(T_q, T_q).tril().bool()),
+        ("the whole [T_k, T_k] square", lambda T_q, T_k: torch.ones(T_k, T_k).tril().bool()),
         ("the query cannot see itself", _causal_off_by_one),
         ("True where attention is forbidden", lambda T_q, T_k: ~S.causal_mask(T_q, T_k)),
     ],
@@ -162,17 +184,20 @@ MISTAKES = {
         ("x.repeat: head h reads h % H_kv", lambda x, n: x.repeat(1, n, 1, 1)),
         ("no expansion", lambda x, n: x),
         ("repeated on the time axis", lambda x, n: x.repeat_interleave(n, dim=2)),
+        ("time and d_h swapped", lambda x, n: x.repeat_interleave(n, dim=1).transpose(2, 3)),
     ],
     "02.last_valid_logits": [
         ("always the last column", lambda logits, mask: logits[:, -1]),
         ("the first real token", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.argmax(1)]),
         ("number of real tokens as the index", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.sum(1) - 1]),
+        ("one index for every row: [B, B, V]", lambda logits, mask: logits[:, mask.long().cumsum(1).argmax(1)]),
     ],
     "02.prefill_positions": [
         ("0..T-1 for every row", lambda m: torch.arange(m.shape[1]).expand_as(m)),
         ("counts from 1", lambda m: m.long().cumsum(1)),
         ("the pads counted too", lambda m: torch.arange(m.shape[1]).expand_as(m) * m),
         ("the pads left at -1 (no clamp)", lambda m: m.long().cumsum(1) - 1),
+        ("first real column from mask.argmax, no clamp", lambda m: torch.arange(m.shape[1]) - m.argmax(1, keepdim=True)),
     ],
     "03.cache_update": [
         ("concatenated on the heads axis", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([ck, k], 1), torch.cat([cv, v], 1))),
@@ -197,6 +222,7 @@ MISTAKES = {
         ("no RoPE at all", _decode_with(rope_q=False, rope_k=False)),
         ("no RoPE on k", _decode_with(rope_k=False)),
         ("no RoPE on q", _decode_with(rope_q=False)),
+        ("K/V heads expanded with repeat, not repeat_interleave", _decode_kv_tiled),
     ],
     "04.kv_bytes_from_config": [
         ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
@@ -206,6 +232,8 @@ MISTAKES = {
         ("int8 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "int8" else dt)),
         ("float32 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "float32" else dt)),
         ("one layer only", lambda c, T, B, dt: S.kv_bytes_from_config({**c, "num_hidden_layers": 1}, T, B, dt)),
+        ("the MHA form 2·L·B·T·C·bytes", lambda c, T, B, dt: 2 * c["num_hidden_layers"] * B * T * c["hidden_size"]
+         * S.DTYPE_BYTES[dt]),
     ],
     "04.max_requests": [
         ("rounds to the nearest", lambda c, T, free, dt: round(free / S.kv_bytes_from_config(c, T, 1, dt))),
@@ -214,6 +242,12 @@ MISTAKES = {
         ("returns the quotient unrounded", lambda c, T, free, dt: free / S.kv_bytes_from_config(c, T, 1, dt)),
         ("rounds up", lambda c, T, free, dt: -(-free // S.kv_bytes_from_config(c, T, 1, dt))),
         ("counts float16 whatever the dtype", lambda c, T, free, dt: free // S.kv_bytes_from_config(c, T, 1, "float16")),
+        ("H instead of H_kv", lambda c, T, free, dt: free // S.kv_bytes_from_config(
+            {**c, "num_key_value_heads": c["num_attention_heads"]}, T, 1, dt)),
+        ("d_h = C / H always", lambda c, T, free, dt: free // S.kv_bytes_from_config(
+            {k: v for k, v in c.items() if k != "head_dim"}, T, 1, dt)),
+        ("the MHA form 2·L·B·T·C·bytes", lambda c, T, free, dt: free // (
+            2 * c["num_hidden_layers"] * T * c["hidden_size"] * S.DTYPE_BYTES[dt])),
     ],
     "05.top_p": [
         ("drops the token that crosses p", _top_p_strict),
@@ -235,6 +269,8 @@ MISTAKES = {
         ("position 0 taken for no hit", lambda text, stops: (lambda hits: text[: min(hits)] if hits and min(hits) else None)(
             [text.find(s) for s in stops if s in text])),
         ("cuts at the last occurrence", _stop_last),
+        ("min over every find, -1 included", lambda text, stops: (lambda p: None if p == -1 else text[:p])(
+            min(text.find(s) for s in stops))),
         ("strips the space before the stop string", _stop_stripped),
     ],
     "06.ttft_tpot": [
@@ -327,6 +363,21 @@ def test_an_error_in_the_learners_code_is_one_readable_line(capsys):
 def test_show_solution_prints_the_reference(capsys):
     src = E.show_solution("08.reorder")
     assert "def reorder" in src and "index_select(0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise_id", sorted(E.EXERCISES))
+def test_show_solution_in_chinese_prints_a_chinese_header_and_no_english_docstring(exercise_id, capsys):
+    from utils.i18n import set_language
+
+    set_language("zh")
+    try:
+        src = E.show_solution(exercise_id)
+    finally:
+        set_language("en")
+    doc = E.EXERCISES[exercise_id].solution.__doc__ or ""  # a few appendix solutions have none
+    assert src.startswith(f"# {exercise_id} 的参考解答") and "def " in src
+    assert '"""' not in src and (not doc.strip() or doc.strip().splitlines()[0] not in src)
+    compile(src, exercise_id, "exec")  # what is left is still valid Python
 
 
 def test_bad_arguments_are_named():

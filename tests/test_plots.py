@@ -314,13 +314,14 @@ def _decode_state(prompt_len=8, n_steps=3, step=2):
             "cache_len_per_layer": [prompt_len + step] * 4, "cache_len": prompt_len + step, "n_recomputed": prompt_len + step - 1}
 
 
-def test_decode_grids_label_columns_straight_and_name_what_has_not_run():
-    """Before, the token labels stood on end (rotated 90°), and the pale rows and grey slots of steps not yet
-    run were missing from the legend."""
+def test_decode_grids_label_columns_straight_and_name_every_mark():
+    """Before, the token labels stood on end (rotated 90°), the pale rows and grey slots of steps not yet
+    run were missing from the legend, and then the black frames were not in it either."""
     fig = plots.plot_decode_grids(_decode_state())
     labels = [t for t in fig.axes[0].texts if "\n" in t.get_text()]
     assert [t.get_text() for t in labels[:2]] == ["<BOS>\n0", "he\n1"] and {t.get_rotation() for t in labels} == {0}
-    assert "pale or grey: not yet run" in [t.get_text() for t in fig.legends[0].get_texts()]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert {"pale: later steps, not run yet", "grey: no token there yet", "black frame: this step; its new K/V"} <= set(legend)
     plt.close(fig)
 
 
@@ -342,9 +343,10 @@ def test_recompute_diffs_mark_exact_zeros_with_a_zero_tick():
     plt.close(fig)
 
 
-def test_long_context_ticks_are_plain_tokens_and_both_crossings_are_marked():
+def test_long_context_ticks_are_plain_tokens_and_both_crossings_are_named_in_the_legend():
     """Before, the ticks read 4k, 8k (1,024-based) beside a crossing printed as 7,090, and the fitted parts'
-    crossing was not marked."""
+    crossing was not marked; then the crossings' labels stood at the lines' feet, where a fitted line could
+    run through them: the legend names them now, and no label sits inside the axes."""
     from utils.config import ModelConfig
     from utils.perf import Stats
 
@@ -356,6 +358,24 @@ def test_long_context_ticks_are_plain_tokens_and_both_crossings_are_marked():
     ax0, ax1 = fig.axes[:2]
     shown = [t.get_text() for t, x in zip(ax0.get_xticklabels(), ax0.get_xticks()) if 0 <= x <= ax0.get_xlim()[1]]
     assert shown == ["0", "4,096", "8,192", "12,288", "16,384"]
-    notes = [t.get_text() for t in ax1.texts]
+    notes = [t.get_text() for t in ax1.get_legend().get_texts()]
     assert any("7,090" in n for n in notes) and any("10,000" in n for n in notes)
+    assert any("7,090" in t.get_text() for t in ax0.get_legend().get_texts())
+    assert not ax0.texts and not ax1.texts
     plt.close(fig)
+
+
+def test_a_lone_punctuation_token_is_quoted_in_the_prefill_figures():
+    # notebook 02: a bare "." in a heatmap's tick or a padding cell read as a speck, not as a token
+    words = ["<BOS>", "cats", "."]
+    fig = plots.plot_kv_heatmap(np.ones((3, 4)), words, "K")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["0: <BOS>", "1: cats", "2: '.'"]
+    fig = plots.plot_padding_waste([["<PAD>", "cats", "."]], np.array([[0, 1, 1]]))
+    assert {"cats", "'.'"} <= {t.get_text() for t in fig.axes[0].texts}
+    plt.close("all")
+
+
+def test_the_ttft_per_token_panel_says_its_axis_is_logarithmic():
+    fig = plots.plot_ttft([8, 16, 32], [0.004, 0.0045, 0.0055])
+    assert fig.axes[1].get_yscale() == "log" and "log scale" in fig.axes[1].get_ylabel()
+    plt.close("all")

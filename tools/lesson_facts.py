@@ -152,8 +152,14 @@ FACTS: dict[str, Callable[[str], str]] = {
     "nb00_bare_prefill_ms": from_notebook("00_tour.ipynb", r"prefill, T = 3\s+([\d.]+) ms", zh=r"预填充，T = 3\s+([\d.]+) ms"),
     "nb00_bare_prefill30_ms": from_notebook("00_tour.ipynb", r"prefill, T = 30\s+([\d.]+) ms", zh=r"预填充，T = 30\s+([\d.]+) ms"),
     "nb00_step_ms": from_notebook("00_tour.ipynb", r"decode step\s+([\d.]+) ms", zh=r"解码一步\s+([\d.]+) ms"),
-    "nb00_prefill_ops": from_notebook("00_tour.ipynb", r"tensor operations per prefill: (\d+) for T = 3",
-                                      zh=r"每次预填充调用的张量算子：T = 3 时 (\d+) 个"),
+    "nb00_prefill_ops": from_notebook("00_tour.ipynb", r"prefill, T = 3\s+[\d.]+ ms\s+(\d+) tensor ops",
+                                      zh=r"预填充，T = 3\s+[\d.]+ ms\s+(\d+) 个张量算子"),
+    "nb00_step_ops": from_notebook("00_tour.ipynb", r"decode step\s+[\d.]+ ms\s+(\d+) tensor ops",
+                                   zh=r"解码一步\s+[\d.]+ ms\s+(\d+) 个张量算子"),
+    "nb00_step_us_per_op": from_notebook("00_tour.ipynb", r"decode step\s+[\d.]+ ms\s+\d+ tensor ops, ([\d.]+) µs per op",
+                                         zh=r"解码一步\s+[\d.]+ ms\s+\d+ 个张量算子，每个 ([\d.]+) µs"),
+    "nb00_prefill_us_per_op": from_notebook("00_tour.ipynb", r"prefill, T = 3\s+[\d.]+ ms\s+\d+ tensor ops, ([\d.]+) µs per op",
+                                            zh=r"预填充，T = 3\s+[\d.]+ ms\s+\d+ 个张量算子，每个 ([\d.]+) µs"),
     "nb00_three_vs_one": from_notebook("00_tour.ipynb", r"3 tokens vs 1 \(prefill vs decode step\): ([\d.]+)x the time",
                                        zh=r"3 个 token 对 1 个（预填充对解码一步）：时间是 ([\d.]+) 倍"),
     "nb00_pass_ratio": from_notebook("00_tour.ipynb", r"10x the tokens, ([\d.]+)x the time",
@@ -268,8 +274,13 @@ FACTS: dict[str, Callable[[str], str]] = {
                                           zh=r"花在填充上的字节数：每层 \d+，全部 \d+ 层共 (\d+)"),
     "nb02_pad_cache_bytes": from_notebook("02_prefill.ipynb", r"bytes spent on padding: .*?, of (\d+) cached",
                                           zh=r"花在填充上的字节数：.*?（整个缓存共 (\d+) 字节）"),
-    "nb02_kv_distance": from_notebook("02_prefill.ipynb", r"\|\|K1 - K0\|\| / \|\|K0\|\| = ([\d.]+)",
-                                      zh=r"\|\|K1 - K0\|\| / \|\|K0\|\| = ([\d.]+)"),
+    "nb02_kv_cos": from_notebook("02_prefill.ipynb", r"cos\(K1, K0\) = (-?[\d.]+)", zh=r"cos\(K1, K0\) = (-?[\d.]+)"),
+    "nb02_kv_norm_ratio": from_notebook("02_prefill.ipynb", r"\|\|K1\|\| / \|\|K0\|\| = ([\d.]+)",
+                                        zh=r"\|\|K1\|\| / \|\|K0\|\| = ([\d.]+)"),
+    "nb02_ttft_growth_ms": from_notebook("02_prefill.ipynb", r"from T = 8 to T = 512: TTFT grew by ([\d.]+) ms",
+                                         zh=r"从 T = 8 到 T = 512：TTFT 增加了 ([\d.]+) ms"),
+    "nb02_tokenize_ms": from_notebook("02_prefill.ipynb", r"tokenizing 512 words takes ([\d.]+) ms",
+                                      zh=r"给 512 个词分词只要 ([\d.]+) ms"),
     "nb02_first_p": from_notebook("02_prefill.ipynb", r"token\s+model\s+grammar\n\S+\s+([\d.]+)",
                                   zh=r"token\s+模型\s+语法\n\S+\s+([\d.]+)"),
     "nb02_first_grammar_p": from_notebook("02_prefill.ipynb", r"token\s+model\s+grammar\n\S+\s+[\d.]+\s+([\d.]+)",
@@ -726,21 +737,24 @@ FACTS: dict[str, Callable[[str], str]] = {
        for key, name, Bs in (("50m", "50M", (1, 32)), ("small", "small", (1, 32))) for B in Bs
        for i, col in enumerate(("ttft_ms", "tpot_ms", "latency_ms", "throughput", "decode_tps"))
        for row in [rf"(?m)^\s*{name}\s+{B} \|" + r"\s+[\d.]+ \|" * i + r"\s+([\d.]+)"]},
-    **{f"nb06_fit_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}': TPOT ≈ " + pattern, zh=rf"'{name}'：TPOT ≈ " + zh)
+    **{f"nb06_fit_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}', B >= 4: TPOT ≈ " + pattern,
+                                               zh=rf"'{name}'，B >= 4：TPOT ≈ " + zh)
        for key, name in (("50m", "50M"), ("small", "small")) for what, pattern, zh in (
            ("fixed_ms", r"([\d.]+) ms", r"([\d.]+) ms"), ("per_row_ms", r"[\d.]+ ms \+ ([\d.]+) ms x B", r"[\d.]+ ms \+ ([\d.]+) ms x B"),
-           ("fixed_share", r".*?the fixed part is (\d+%)", r".*?固定部分占一步的 (\d+%)"),
-           ("rows", r".*?as much work as (\d+) rows", r".*?相当于 (\d+) 行的工作量"))},
+           ("rows", r".*?the fixed part worth (\d+) rows", r".*?固定部分相当于 (\d+) 行"),
+           ("line_b1_ms", r".*?at B = 1 the line says ([\d.]+) ms", r".*?B = 1 时直线给出 ([\d.]+) ms"))},
     **{f"nb06_sweep_{key}_b{B}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}' decoding, B = +{B} against B = 1: " + pattern,
                                                       zh=rf"'{name}' 解码阶段，B = +{B} 对比 B = 1：" + zh)
        for key, name, Bs in (("50m", "50M", (4, 32)), ("small", "small", (4, 32))) for B in Bs
        for what, pattern, zh in (("decode_gain", r"([\d.]+)x the tokens/s", r"tokens/s 为 ([\d.]+) 倍"),
                                  ("tpot_ratio", r"[\d.]+x the tokens/s, ([\d.]+)x each request's TPOT",
                                   r"tokens/s 为 [\d.]+ 倍，每个请求的 TPOT 为 ([\d.]+) 倍"))},
-    **{f"nb06_regime_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}': fixed " + pattern, zh=rf"'{name}'：固定部分 " + zh)
+    **{f"nb06_regime_{key}_{what}": from_notebook("06_performance_metrics.ipynb", rf"'{name}': B = 1 measured " + pattern,
+                                                  zh=rf"'{name}'：B = 1 实测 " + zh)
        for key, name in (("50m", "50M"), ("small", "small")) for what, pattern, zh in (
            ("memory_ms", r"[\d.]+ ms against the memory roof's ([\d.]+) ms", r"[\d.]+ ms，访存屋顶给出 ([\d.]+) ms"),
-           ("gbps", r".*?bytes / fixed part: ([\d.]+) GB/s", r".*?字节数 / 固定部分 = ([\d.]+) GB/s"),
+           ("gbps", r".*?bytes / measured step: ([\d.]+) GB/s", r".*?字节数 / 实测一步 = ([\d.]+) GB/s"),
+           ("fraction", r".*?GB/s, (\d+%) of the memory roof", r".*?是访存屋顶的 (\d+%)"),
            ("compute_ms", r".*?against the compute roof's ([\d.]+) ms", r".*?算力屋顶给出 ([\d.]+) ms"),
            ("mflop", r".*?for its (\d+) MFLOP", r".*?（对应 (\d+) MFLOP）"))},
     # what makes a step of the 'small' model cost the same for many rows (section 5)
@@ -772,7 +786,13 @@ FACTS: dict[str, Callable[[str], str]] = {
     "nb06_arr_ttft_ratio": from_notebook("06_performance_metrics.ipynb", r"the static batches' median TTFT is (\d+)x as long",
                                          zh=r"静态批处理的 TTFT 中位数是后者的 (\d+) 倍"),
     # continuous batching's TPOT at the busy rate: sharing the steps against the stalls of the joins
-    **{f"nb06_split_{key}": from_notebook("06_performance_metrics.ipynb", r"continuous batching, busy: " + pattern, zh=r"连续批处理，高负载：" + zh)
+    "nb06_gap_join_ms": from_notebook("06_performance_metrics.ipynb", r"busy, replayed: median gap ([\d.]+) ms with another",
+                                      zh=r"夹着别的请求预填充的间隔，中位数 ([\d.]+) ms"),
+    "nb06_gap_clean_ms": from_notebook("06_performance_metrics.ipynb", r"prefill in it \(\d+ gaps\), ([\d.]+) ms without",
+                                       zh=r"没有夹的，中位数 ([\d.]+) ms"),
+    "nb06_gap_join_n": from_notebook("06_performance_metrics.ipynb", r"prefill in it \((\d+) gaps\)", zh=r"预填充的间隔，中位数 [\d.]+ ms（(\d+) 个间隔）"),
+    **{f"nb06_split_{key}": from_notebook("06_performance_metrics.ipynb", r"continuous batching, busy, replayed: " + pattern,
+                                          zh=r"连续批处理，高负载，回放：" + zh)
        for key, pattern, zh in (("tpot_ms", r"TPOT p50 ([\d.]+) ms", r"TPOT p50 ([\d.]+) ms"),
                                 ("no_stalls_ms", r".*?, ([\d.]+) ms without the gaps", r".*?去掉含有加入的间隔后为 ([\d.]+) ms"),
                                 ("fifo_ms", r".*?one at a time ([\d.]+) ms", r".*?逐个处理为 ([\d.]+) ms"),
@@ -796,15 +816,16 @@ FACTS: dict[str, Callable[[str], str]] = {
                                             r"the fitted straight line says [\d.]+ ms for one row, ([\d.]+) ms for \d+\)",
                                             zh=r"拟合的直线给出：1 行 [\d.]+ ms，\d+ 行 ([\d.]+) ms"),
     "nb06_cost_join_ms": from_notebook("06_performance_metrics.ipynb", r"joining a batch ([\d.]+) ms", zh=r"加入一个批 ([\d.]+) ms"),
-    # the roofline at the bandwidth the decode step reaches (section 5), and TPOT against max and sum of the roofs
-    "nb06_kernel_gbps": from_notebook("06_performance_metrics.ipynb", r"the decode step itself reaches \(([\d.]+) GB/s",
-                                      zh=r"按解码步自身达到的带宽（([\d.]+) GB/s"),
-    "nb06_kernel_ridge": from_notebook("06_performance_metrics.ipynb", r"itself reaches \([\d.]+ GB/s\), the ridge is ([\d.]+) FLOPs per byte",
-                                       zh=r"按解码步自身达到的带宽.*?脊点为每字节 ([\d.]+) FLOPs"),
-    "nb06_kernel_ridge_batch": from_notebook("06_performance_metrics.ipynb", r"this machine's kernels cross at B = (\d+)",
-                                             zh=r"对本机的内核而言，两个屋顶在 B = (\d+) 处相交"),
-    "nb06_kernel_fixed_rows": from_notebook("06_performance_metrics.ipynb", r"the fit's fixed part is worth (\d+) rows",
-                                            zh=r"拟合出的固定部分相当于 (\d+) 行"),
+    # one linear layer of the 50 M model at a few row counts: the time bends at B = 2 (deep dive 2)
+    "nb06_linear_second": from_notebook("06_performance_metrics.ipynb", r"the second row adds (\d+%) of a one-row call",
+                                        zh=r"第二行增加的耗时是一行调用的 (\d+%)"),
+    "nb06_linear_later": from_notebook("06_performance_metrics.ipynb", r"each row from 4 to 8 adds (\d+%)",
+                                       zh=r"从 4 到 8 每多一行增加 (\d+%)"),
+    # what the added attention work costs per MFLOP (section 3)
+    "nb06_attn_ms_per_mflop": from_notebook("06_performance_metrics.ipynb", r"the added attention work: .*? ([\d.]+) ms per MFLOP;",
+                                            zh=r"新增的注意力计算：.*?每 MFLOP ([\d.]+) ms；"),
+    "nb06_step_ms_per_mflop": from_notebook("06_performance_metrics.ipynb", r"the whole step at T=\d+: ([\d.]+) ms per MFLOP",
+                                            zh=r"时整个一步：每 MFLOP ([\d.]+) ms"),
     # the roofline figure is drawn at the batch sweep's short context; section 5's table at T = 256
     "nb06_sweep_T_50m": from_notebook("06_performance_metrics.ipynb", r"at the sweep's T = (\d+) \(the figure\)",
                                       zh=r"扫描的上下文 T = (\d+) 时 B = \d+（图中）"),

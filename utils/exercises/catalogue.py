@@ -33,10 +33,14 @@ def _causal_mask_cases() -> list[Case]:
 def _repeat_kv_cases() -> list[Case]:
     # (B, H_kv, T, d_h): distinct numbers everywhere; d_h = 2, so a copy along d_h differs from one along T
     x = torch.arange(2 * 3 * 2 * 2, dtype=torch.float32).view(2, 3, 2, 2)
+    x_t = torch.arange(2 * 2 * 3 * 2, dtype=torch.float32).view(2, 2, 3, 2)  # (B, H_kv, T=3, d_h=2)
     return [Case("GQA: B=2, H_kv=3, n_rep=2", call_with(x, 2), head_map_judge(x, 2),
                  "query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
             Case("MHA: n_rep=1 changes nothing", call_with(x, 1), head_map_judge(x, 1)),
-            Case("MQA: H_kv=1, n_rep=4", call_with(x[:, :1], 4), head_map_judge(x[:, :1], 4))]
+            Case("MQA: H_kv=1, n_rep=4", call_with(x[:, :1], 4), head_map_judge(x[:, :1], 4)),
+            # T = 3 != d_h = 2: a result with time and d_h swapped has another shape
+            Case("GQA with T != d_h: H_kv=2, n_rep=2, T=3, d_h=2", call_with(x_t, 2), head_map_judge(x_t, 2),
+                 "only the heads axis grows: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]")]
 
 
 # --- 02 · prefill ---------------------------------------------------------------------------------
@@ -45,15 +49,30 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
     """Names, per row, the position whose logits came back, next to the row's last real token."""
     expected = S.last_valid_logits(logits, mask)
     form = same_tensor(expected)
+    B, T, V = logits.shape
 
     def judge(got) -> str | None:
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, B, V):  # logits[:, idx]: every row at all B indices
+            return diagnosis(
+                tr("you returned shape {got} = [B, B, V]: every row's logits at all B positions, not one per row",
+                   got=list(got.shape)),
+                tr("`logits[:, idx]` takes every row at every index of `idx`; pair row b with `idx[b]`: "
+                   "`logits[torch.arange(B), idx]`"))
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
-        for b in range(logits.shape[0]):
+        first = [int(mask[b].nonzero().min()) for b in range(B)]  # each row's first 1, what mask.argmax(1) finds
+        if all(torch.equal(got[b], logits[b, first[b]]) for b in range(B)):
+            b = next(b for b in range(B) if not torch.equal(got[b], expected[b]))
+            return diagnosis(
+                tr("row {b}: you returned position {t}, its first real token; its last real token is at {last}",
+                   b=b, t=first[b], last=int(mask[b].nonzero().max())),
+                tr("`argmax` returns the first position of the maximum, so `mask.argmax(1)` finds each row's "
+                   "first 1; the last 1 is where `mask.cumsum(1)` first reaches its maximum"))
+        for b in range(B):
             if not torch.equal(got[b], expected[b]):
                 last = int(mask[b].nonzero().max())
-                same = [t for t in range(logits.shape[1]) if torch.equal(got[b], logits[b, t])]
+                same = [t for t in range(T) if torch.equal(got[b], logits[b, t])]
                 if same and same[0] == int(mask[b].sum()) - 1:  # the count of real tokens minus 1
                     return diagnosis(
                         tr("row {b}: you returned position {t} = its number of real tokens - 1; its last real "
@@ -135,6 +154,9 @@ def _stop_text_cases() -> list[Case]:
         return in_language({"en": en, "zh": zh})
     return [case("the stop string spans two tokens", say("I like cats . he has", "我 喜欢 猫 。 他 有"),
                  [say("cats .", "猫 。")], "search the decoded text for the whole string; it may cover several tokens"),
+            case("one stop string does not occur, the other does", say("I like cats . he has", "我 喜欢 猫 。 他 有"),
+                 [say("dogs", "狗"), say("cats .", "猫 。")],
+                 "a stop string that does not occur has no position (`text.find` gives -1): leave it out"),
             case("the later-listed string occurs first", "she has a dog . it runs", ["runs", "a dog"],
                  "cut at the stop string that occurs first in the text, wherever it is in the list"),
             case("the stop string occurs twice: the first one stops",
@@ -167,6 +189,9 @@ def _ttft_tpot_judge(t_request: float, times: list[float]) -> Callable[[Any], st
         if problem is None or is_form_problem(problem):
             return problem
         ttft, tpot = got
+        if n > 1 and close(ttft, expected[1]) and close(tpot, expected[0]):
+            return diagnosis(_said(problem, tr("your TTFT and TPOT are swapped")),
+                             tr("return (ttft, tpot), in this order"))
         if t_request and close(ttft, times[0]):
             return diagnosis(_said(problem, tr("your TTFT is the first token's time on the clock")),
                              tr("TTFT counts from the request's arrival, t_request"))
@@ -193,7 +218,8 @@ def _itl_judge(times: list[float]) -> Callable[[Any], str | None]:
     form = same_value(S.itl_p95(times))
     named = [(float(gaps.mean()), tr("your value is the mean gap (that is TPOT)")),
              (float(gaps.max()), tr("your value is the largest gap, not the 95th percentile")),
-             (float(np.percentile(gaps, 95, method="nearest")), tr("your value is the nearest-rank percentile"))]
+             (float(np.percentile(gaps, 95, method="nearest")), tr("your value is the nearest-rank percentile")),
+             (float(np.percentile(gaps, 0.95)), tr("your value is the 0.95th percentile: np.percentile takes q in percent"))]
 
     def judge(got) -> str | None:
         problem = form(got)

@@ -10,6 +10,13 @@ MESSAGES: dict[str, str] = {
         "你的掩码是 [T_q, T_q] = {shape}：缓存里的 {n} 个键没有对应的列",
     "the mask needs a column for every key, the cached ones first: [T_q, T_k]":
         "每个键都要有一列，缓存里的键排在前面：掩码形状是 [T_q, T_k]",
+    "your mask is the whole square [T_k, T_k] = {shape}: only the new queries make rows "
+    "(T_q = {n}), expected [T_q, T_k] = {expected}":
+        "你的掩码是整个方阵 [T_k, T_k] = {shape}：只有新查询才占行（T_q = {n}），应为 [T_q, T_k] = {expected}",
+    "the cached keys' queries were computed earlier and are not made again: keep one row per new "
+    "query, the last T_q rows of the square (or build [T_q, T_k] with the diagonal shifted right)":
+        "缓存里那些键对应的查询早就算过了，不会再算一遍：每个新查询一行就够，即方阵的最后 T_q 行"
+        "（或者直接构造 [T_q, T_k]，对角线右移）",
     "your diagonal starts at key 0, as if nothing were cached: query 0 sees key 0 only, "
     "expected {expected}, got {got}":
         "你的对角线从 0 号键开始，好像缓存是空的：查询 0 只能看到 0 号键。应为 {expected}，实际是 {got}",
@@ -61,6 +68,13 @@ MESSAGES: dict[str, str] = {
     "or `expand` and `reshape`":
         "`x.repeat`（或 `torch.tile`）是把所有头排一遍、再整体排一遍，于是查询头 i 读的是 i % H_kv；"
         "同一个头的 n_rep 份副本必须挨在一起：用 `repeat_interleave(n_rep, dim=1)`，或者 `expand` 加 `reshape`",
+    "time and d_h changed places: your [T, d_h] matrices are transposed":
+        "时间维和 d_h 换了位置：你的 [T, d_h] 矩阵被转置了",
+    "time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]":
+        "时间维和 d_h 换了位置：形状是 {got}，应为 {expected} = [B, H, T, d_h]",
+    "only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
+    "transpose, and a reshape or view lists the axes in that order":
+        "只有头这一维（`dim=1`）变大：时间维留在 `dim=2`，d_h 留在 `dim=3`。不要转置，`reshape` 或 `view` 也按这个顺序写各维",
     # 02.prefill_positions
     "number each row's real tokens from 0: a cumulative sum counts from 1, so subtract 1":
         "每行的真实 token 从 0 开始编号：`cumsum` 是从 1 数起的，所以要减 1",
@@ -151,6 +165,14 @@ MESSAGES: dict[str, str] = {
         "第 {step} 步：你的查询只看到了键 0：因果掩码（`is_causal=True`）按左上角对齐，单个查询只能看到第一个键",
     "a decode step needs no mask: its one query comes after every cached key (no `is_causal`, no mask)":
         "解码步不需要掩码：它唯一的查询排在所有缓存的键之后（不要 `is_causal`，也不要掩码）",
+    "step {step}: your query heads read the wrong K/V heads: `repeat` tiles them, so query head i reads K/V head "
+    "i % H_kv, not the one of its group":
+        "第 {step} 步：你的查询头读错了 K/V 头：`repeat` 是把所有头整体平铺，于是查询头 i 读的是 K/V 头 i % H_kv，"
+        "而不是它所在组的那个",
+    "a GQA group is consecutive query heads: expand with `repeat_interleave(H // H_kv, dim=1)`, as `repeat_kv` "
+    "does, or hand `attention` the H_kv heads and let it expand them":
+        "GQA 的一组是相邻的几个查询头：用 `repeat_interleave(H // H_kv, dim=1)` 展开（`repeat_kv` 就是这么做的），"
+        "或者直接把 H_kv 个头交给 `attention`，让它自己展开",
     "step {step}: your step called the model itself (`model(...)`, `model.forward` or `decode_step`), the step "
     "this check compares yours with":
         "第 {step} 步：你的实现直接调用了模型本身（`model(...)`、`model.forward` 或 `decode_step`），"
@@ -217,6 +239,22 @@ MESSAGES: dict[str, str] = {
     "compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and check it; then "
     "divide free_bytes by it with //":
         "先算出一个请求的字节数 `kv_bytes_from_config(config, seq_len, 1, dtype)` 并核对它，再用 // 拿 free_bytes 除以它",
+    "{got:,} bytes is the MHA form 2·L·B·T·C·bytes; this model keeps H_kv = {H_kv} K/V heads of d_h = {d_h}, "
+    "H_kv·d_h = {width}, not C = {C}":
+        "{got:,} 字节是 MHA 形式 2·L·B·T·C·bytes 的结果；这个模型只存 H_kv = {H_kv} 个 K/V 头，每个 d_h = {d_h}，"
+        "H_kv·d_h = {width}，不等于 C = {C}",
+    "use the general form 2·L·B·H_kv·T·d_h·bytes: the MHA form holds only when H_kv·d_h = C":
+        "请用通用公式 2·L·B·H_kv·T·d_h·bytes：只有 H_kv·d_h = C 时 MHA 形式才成立",
+    "expected {expected}, got {got}: your requests store all {H} query heads, {n} times the cache":
+        "应为 {expected}，实际是 {got}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍",
+    "expected {expected}, got {got}: your requests use the MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = "
+    "{width}, not C = {C}":
+        "应为 {expected}，实际是 {got}：你按 MHA 形式 2·L·B·T·C·bytes 算每个请求；这个模型的 H_kv·d_h = {width}，"
+        "不等于 C = {C}",
+    "expected {expected}, got {got}: your requests use d_h = hidden_size / num_attention_heads = {d}; this config "
+    "says head_dim = {head_dim}":
+        "应为 {expected}，实际是 {got}：你用的是 d_h = hidden_size / num_attention_heads = {d}；而这个配置写明了 "
+        "head_dim = {head_dim}",
     # 05.top_p
     "at p = 1 you kept {n} of {V} tokens; p = 1 keeps them all": "p = 1 时你保留了 {V} 个 token 中的 {n} 个；p = 1 应全部保留",
     "at p = 1 keep every token: float32 running sums reach 1.0 before the tail ends, so `before < p` drops it; "
@@ -283,6 +321,13 @@ MESSAGES: dict[str, str] = {
     "cut exactly at the stop string's start, `text[:position]`: the text before it stays as it is, spaces included":
         "正好在停止字符串的起点截断，即 `text[:position]`：它前面的文本原样保留，空格也不例外",
     "you returned None, but {s} occurs at position {pos}": "你返回了 None，但 {s} 出现在位置 {pos}",
+    "{m} does not occur, so `text.find({m})` is -1, and the smallest position was that -1 "
+    "(you returned {got}); {s} occurs at position {pos}":
+        "{m} 没有出现，`text.find({m})` 返回 -1，结果最小的位置就成了这个 -1（你返回了 {got}）；"
+        "而 {s} 出现在位置 {pos}",
+    "`text.find(s)` returns -1 for a stop string that does not occur: leave those out before "
+    "taking the smallest position":
+        "停止字符串没有出现时 `text.find(s)` 返回 -1：先把这些排除掉，再取最小的位置",
     "position 0 is a hit too: test `s in text` (or `pos != -1`), not whether the position is truthy":
         "位置 0 也算找到：要判断 `s in text`（或 `pos != -1`），不能看位置的真假值",
     "look for the stop string anywhere in the text (`text.find(s)`), not only at its end: it may cover "

@@ -40,6 +40,17 @@ MESSAGES: dict[str, str] = {
     "logits of no position": "不属于任何位置的 logits",
     "row {b}: you returned {which}; its last real token is at {last}":
         "第 {b} 行：你返回的是{which}，而这一行最后一个真实 token 在位置 {last}",
+    "you returned shape {got} = [B, B, V]: every row's logits at all B positions, not one per row":
+        "你返回的形状是 {got} = [B, B, V]：每一行都取了全部 B 个位置的 logits，而不是每行一个",
+    "`logits[:, idx]` takes every row at every index of `idx`; pair row b with `idx[b]`: "
+    "`logits[torch.arange(B), idx]`":
+        "`logits[:, idx]` 会让每一行都取 `idx` 里的每一个下标；要让第 b 行只配 `idx[b]`：`logits[torch.arange(B), idx]`",
+    "row {b}: you returned position {t}, its first real token; its last real token is at {last}":
+        "第 {b} 行：你返回的是位置 {t}，即这一行的第一个真实 token；而这一行最后一个真实 token 在位置 {last}",
+    "`argmax` returns the first position of the maximum, so `mask.argmax(1)` finds each row's "
+    "first 1; the last 1 is where `mask.cumsum(1)` first reaches its maximum":
+        "`argmax` 返回的是最大值第一次出现的位置，所以 `mask.argmax(1)` 找到的是每行的第一个 1；"
+        "最后一个 1 在 `mask.cumsum(1)` 第一次达到最大值的地方",
     "row {b}: you returned position {t} = its number of real tokens - 1; its last real token is at {last}":
         "第 {b} 行：你返回的是位置 {t}，即这一行的真实 token 数减 1；而这一行最后一个真实 token 在位置 {last}",
     "the number of real tokens - 1 is the last real index only with right padding (pads last); with left "
@@ -75,6 +86,11 @@ MESSAGES: dict[str, str] = {
     "GQA: B=2, H_kv=3, n_rep=2": "GQA（B=2，H_kv=3，n_rep=2）",
     "MHA: n_rep=1 changes nothing": "MHA（n_rep=1，什么都不变）",
     "MQA: H_kv=1, n_rep=4": "MQA（H_kv=1，n_rep=4）",
+    "# Reference solution of {id}; its contract is the docstring of the exercise cell above.\n":
+        "# {id} 的参考解答；接口约定见上面练习单元格里的文档字符串。\n",
+    "GQA with T != d_h: H_kv=2, n_rep=2, T=3, d_h=2": "GQA，T ≠ d_h（H_kv=2，n_rep=2，T=3，d_h=2）",
+    "only the heads axis grows: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]":
+        "只有头这一维变大：[B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]",
     "query head h reads K/V head h // n_rep: the copies of one head sit side by side":
         "查询头 h 读的是 K/V 头 h // n_rep：同一个头的几份副本要挨在一起",
     "query head h reads K/V head h // n_rep": "查询头 h 读的是 K/V 头 h // n_rep",
@@ -116,7 +132,7 @@ MESSAGES: dict[str, str] = {
     "2 x L x B x H_kv x T x d_h x bytes": "2 x L x B x H_kv x T x d_h x 每个数的字节数",
     # 04.max_requests
     "Llama-3-8B, T=8192, 20.7 GiB free, float16": "Llama-3-8B，T=8192，空闲 20.7 GiB，float16",
-    "Gemma-2-9B, T=4096, 10 GiB free, bfloat16": "Gemma-2-9B，T=4096，空闲 10 GiB，bfloat16",
+    "Gemma-2-9B, T=4096, 20 GiB free, bfloat16": "Gemma-2-9B，T=4096，空闲 20 GiB，bfloat16",
     "Llama-3-8B, T=4096, 6 GiB free, int8 cache": "Llama-3-8B，T=4096，空闲 6 GiB，int8 缓存",
     "Llama-2-7B, T=4096, 1 MiB free: less than one request": "Llama-2-7B，T=4096，空闲 1 MiB：连一个请求都放不下",
     "free bytes over one request's cache bytes, rounded down": "空闲字节数除以单个请求的缓存字节数，向下取整",
@@ -138,6 +154,9 @@ MESSAGES: dict[str, str] = {
     # 05.stop_text
     "the stop string spans two tokens": "停止字符串横跨两个 token",
     "the later-listed string occurs first": "列在后面的停止字符串先出现",
+    "one stop string does not occur, the other does": "一个停止字符串没出现，另一个出现了",
+    "a stop string that does not occur has no position (`text.find` gives -1): leave it out":
+        "没出现的停止字符串没有位置（`text.find` 返回 -1）：把它排除掉",
     "no stop string occurs": "没有出现任何停止字符串",
     "the text starts with a stop string": "文本以停止字符串开头",
     "the stop string occurs twice: the first one stops": "停止字符串出现两次：在第一次出现处停止",
@@ -163,6 +182,8 @@ MESSAGES: dict[str, str] = {
     "your TPOT divides by n": "你的 TPOT 除以了 n",
     "n tokens have n - 1 gaps between them": "n 个 token 之间只有 n - 1 个间隔",
     "your TPOT counts from the request": "你的 TPOT 从请求到达算起",
+    "your TTFT and TPOT are swapped": "你把 TTFT 和 TPOT 的位置弄反了",
+    "return (ttft, tpot), in this order": "按 (ttft, tpot) 的顺序返回",
     "TPOT starts at the first token: the wait before it is TTFT's": "TPOT 从第一个 token 算起：在那之前的等待属于 TTFT",
     "n = 1 gives TPOT None": "n = 1 时 TPOT 为 None",
     "TTFT from the request, TPOT over the n - 1 gaps": "TTFT 从请求算起，TPOT 是 n - 1 个间隔的平均",
@@ -173,6 +194,7 @@ MESSAGES: dict[str, str] = {
     "your value is the mean gap (that is TPOT)": "你算的是间隔的平均值（那是 TPOT）",
     "your value is the largest gap, not the 95th percentile": "你算的是最大的间隔，不是第 95 百分位",
     "your value is the nearest-rank percentile": "你用的是最近秩法求的百分位",
+    "your value is the 0.95th percentile: np.percentile takes q in percent": "你算的是第 0.95 百分位：np.percentile 的 q 以百分数计（0-100）",
     "take `np.percentile(gaps, 95)`: numpy's default interpolates linearly": "用 `np.percentile(gaps, 95)`：它默认做线性插值",
     "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
         "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",
