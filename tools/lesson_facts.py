@@ -1232,7 +1232,7 @@ FACTS: dict[str, Callable[[str], str]] = {
 }
 
 
-SPAN = re.compile(r'(<span data-fact="([^"]+)">)([^<]*)(</span>)')
+SPAN = re.compile(r'(<span\s+data-fact="([^"]+)">)([^<]*)(</span>)')  # a span may break across lines
 
 
 def update_lessons(only: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
