@@ -169,8 +169,9 @@ def hf_prefill(hf_model, input_ids: torch.Tensor, cache=None):
 
 def hf_decode_step(hf_model, token_ids: torch.Tensor, cache) -> torch.Tensor:
     """transformers' side of ``decode_step``: one new token per row (``token_ids`` ``[B]``), its K/V
-    appended to ``cache``; returns its logits ``[B, V]``. transformers writes them at
-    ``cache_position`` = the cache length (4.x computes it in ``forward``, 5.x inside the cache)."""
+    appended to ``cache``; returns its logits ``[B, V]``. transformers numbers the new token with the
+    cache length (``position_ids = arange(1) + cache.get_seq_length()``); 4.x also passes that index on as
+    ``cache_position`` (where a static cache writes), while a ``DynamicCache`` simply appends."""
     return hf_prefill(hf_model, token_ids[:, None], cache)[0]  # (B, 1) in, (B, V) out
 
 

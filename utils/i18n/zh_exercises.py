@@ -7,6 +7,10 @@ MESSAGES: dict[str, str] = {
     # --- utils/exercises/__init__.py: check() and run() ------------------------------------------
     "{id}: not written yet: your turn (replace `raise NotImplementedError`, then run this cell again)":
         "{id}：还没有写：轮到你了（把 `raise NotImplementedError` 换成你的实现，再运行这个单元格）",
+    "{id}: `{name}` is the course's own function, not yours: nothing was checked. Write yours in the "
+    "exercise cell (don't pass the package's version), then run this cell again":
+        "{id}：`{name}` 是课程包自带的函数，不是你写的，所以什么也没检查。请在练习单元格里写你自己的实现"
+        "（不要传入课程包里的版本），再运行这个单元格",
     "{case}: {problem}": "{case}：{problem}",
     "{id}: {n_ok}/{n} cases pass.": "{id}：{n_ok}/{n} 个用例通过。",
     "{summary} Hint: first return what the contract asks for (type, shape, dtype), then run again.":
@@ -58,6 +62,14 @@ MESSAGES: dict[str, str] = {
         "真实 token 数减 1 只在右填充时（填充在后）才是最后一个真实位置；左填充时填充在前：要找出每行掩码里的最后一个 1",
     "positions index the RoPE tables: expected an integer dtype, got {dtype}":
         "位置要用来索引 RoPE 表：dtype 应为整数类型，实际是 {dtype}",
+    "you returned probabilities, the softmax of the right rows; the contract asks for logits":
+        "你返回的是概率，即对的那几行再做 softmax；函数约定要求返回 logits",
+    "return the rows of `logits` themselves: sampling applies the softmax later":
+        "直接返回 `logits` 里的那几行：softmax 留给之后的采样去做",
+    "row {b}: you returned position {t}, the last real token's distance from the end; it is at {last}":
+        "第 {b} 行：你返回的是位置 {t}，即最后一个真实 token 到行尾的距离；它实际在位置 {last}",
+    "`mask.flip(1).argmax(1)` counts from the end of the row: the position is T - 1 minus it":
+        "`mask.flip(1).argmax(1)` 是从行尾往回数的：真正的位置是 T - 1 减去它",
     "at the real tokens expected {expected} (-1: padding), got {got}":
         "真实 token 处应为 {expected}（-1 表示填充），实际是 {got}",
     "your real tokens are numbered right; the padding columns hold {bad}, outside [0, {T}): {got}":
@@ -182,8 +194,10 @@ MESSAGES: dict[str, str] = {
     "your TPOT divides by n": "你的 TPOT 除以了 n",
     "n tokens have n - 1 gaps between them": "n 个 token 之间只有 n - 1 个间隔",
     "your TPOT counts from the request": "你的 TPOT 从请求到达算起",
+    "your values are 1000 times too large: milliseconds": "你的结果大了 1000 倍：单位是毫秒",
+    "return seconds, not ms: the times in the log are in seconds": "请返回秒而不是毫秒：日志里的时间以秒计",
     "your TTFT and TPOT are swapped": "你把 TTFT 和 TPOT 的位置弄反了",
-    "return (ttft, tpot), in this order": "按 (ttft, tpot) 的顺序返回",
+    "return (ttft, tpot), in this order": "按 `(ttft, tpot)` 的顺序返回",
     "TPOT starts at the first token: the wait before it is TTFT's": "TPOT 从第一个 token 算起：在那之前的等待属于 TTFT",
     "n = 1 gives TPOT None": "n = 1 时 TPOT 为 None",
     "TTFT from the request, TPOT over the n - 1 gaps": "TTFT 从请求算起，TPOT 是 n - 1 个间隔的平均",
@@ -194,7 +208,7 @@ MESSAGES: dict[str, str] = {
     "your value is the mean gap (that is TPOT)": "你算的是间隔的平均值（那是 TPOT）",
     "your value is the largest gap, not the 95th percentile": "你算的是最大的间隔，不是第 95 百分位",
     "your value is the nearest-rank percentile": "你用的是最近秩法求的百分位",
-    "your value is the 0.95th percentile: np.percentile takes q in percent": "你算的是第 0.95 百分位：np.percentile 的 q 以百分数计（0-100）",
+    "your value is the 0.95th percentile: np.percentile takes q in percent": "你算的是第 0.95 百分位：np.percentile 的 q 以百分数计（0 到 100）",
     "take `np.percentile(gaps, 95)`: numpy's default interpolates linearly": "用 `np.percentile(gaps, 95)`：它默认做线性插值",
     "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
         "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",
