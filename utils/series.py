@@ -135,8 +135,9 @@ TEACHES = {
     "02_prefill.ipynb": "the prompt through all L layers at once: each layer's K/V [B, H_kv, T, d_h], the "
                         "last valid position's logits, left-padded batches, TTFT vs prompt length",
     "03_decode.ipynb": "one new token per step: its query attends over the cached keys plus its own; cached "
-                       "logits equal full recompute; what the cache saves and what it does not; why decode "
-                       "is bandwidth-bound (arithmetic intensity vs the ridge) and slows as the context grows",
+                       "logits equal full recompute within a tolerance; what the cache saves and what it does "
+                       "not; why decode is bandwidth-bound (arithmetic intensity vs the ridge) and slows as the "
+                       "context grows",
     "04_cache_sizing.ipynb": "cache bytes = 2 × L × B × H_kv × T × d_h × bytes per value, for real models; "
                              "how GQA/MQA and the dtype shrink it",
     "05_sampling_and_stopping.ipynb": "from logits to a token: greedy, temperature, top-k, top-p; stopping on "
