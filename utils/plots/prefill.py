@@ -16,9 +16,9 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
 
     ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
     (written above its bar; a Chinese one with its English meaning under it in English). Times in
-    milliseconds. Brackets under the bars name the two metrics: TTFT spans the first segment (from the
-    call to the first token), TPOT is the mean of the decode segments (the gap between later tokens).
-    Returns the figure.
+    milliseconds from the start of ``generate``'s work (after its argument checks). Brackets under the
+    bars name the two metrics: TTFT spans the first segment (up to the first token), TPOT is the mean of
+    the decode segments (the gap between later tokens). Returns the figure.
     """
     fig, (ax,) = new_figure(width=8.0, height=3.0)
     end = max((s.end_s for s in segments), default=0.0) * 1e3
@@ -44,7 +44,7 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
     ax.set_yticks([])
     ax.set_ylim(-0.62, 0.75)
     ax.set_xlim(0, end * 1.02 if end else 1)
-    ax.set_xlabel(tr("time since the call (ms)"))
+    ax.set_xlabel(tr("time since generation started (ms)"))
     ax.set_title(tr("One generation, measured") if title is None else title)
     fig.tight_layout()
     return fig
@@ -70,12 +70,14 @@ def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
     ax.text((left + right) / 2, y - 0.05, text, ha="center", va="top", fontsize=SMALL_SIZE, color="0.15")
 
 
-def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: str | None = None):
+def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: str | None = None,
+                   zoom_tail: bool = False):
     """Bar chart of the most likely next tokens (``words`` with their ``probs``, most likely first).
 
     With ``prompt`` (the text the probabilities follow, ``<BOS>`` first), a black line across each bar
     marks the grammar's exact probability of that token (``utils.grammar.next_word_probs``): what a
-    perfect model would say. A prompt the grammar cannot produce draws no line.
+    perfect model would say. A prompt the grammar cannot produce draws no line. ``zoom_tail`` adds an
+    inset of every bar but the first on its own scale, where small bars and their lines stay apart.
     """
     probs = [float(p) for p in probs]
     exact = grammar_probs(prompt, words)
@@ -97,7 +99,26 @@ def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: st
     ax.set_ylabel(tr("probability"))
     ax.set_title(tr("Next-token probabilities") if title is None else title)
     fig.tight_layout()
+    if zoom_tail and len(words) > 1:
+        _zoom_tail(ax, words, probs, exact, colors)
     return fig
+
+
+def _zoom_tail(ax, words: list[str], probs: list[float], exact: list[float] | None, colors: list) -> None:
+    """An inset over the empty upper middle of ``ax``: the bars after the first, on a y scale fitted to them."""
+    inset = ax.inset_axes([0.30, 0.27, 0.66, 0.40])
+    x = range(1, len(words))
+    inset.bar(x, probs[1:], color=colors[1:])
+    tail = probs[1:] + (exact[1:] if exact else [])
+    if exact:
+        draw_grammar(inset, x, exact[1:])
+    for i, xi in enumerate(x, start=1):  # three decimals: at this scale the second one no longer tells bars apart
+        top = max(probs[i], exact[i]) if exact else probs[i]  # above the grammar's line, not through it
+        inset.text(xi, top + 0.03 * max(tail), f"{probs[i]:.3f}", ha="center", va="bottom", fontsize=8)
+    inset.set_ylim(0, max(tail) * 1.3)
+    inset.set_xticks(list(x), [token_label(w) for w in words[1:]], fontsize=8)
+    inset.tick_params(axis="y", labelsize=8)
+    inset.set_title(tr("zoom: the other candidates"), fontsize=SMALL_SIZE)
 
 
 def plot_ttft(T_values, seconds, title: str | None = None):
@@ -109,22 +130,24 @@ def plot_ttft(T_values, seconds, title: str | None = None):
     ms = np.asarray(list(seconds), dtype=float) * 1e3
     fig, (ax1, ax2) = new_figure(ncols=2, width=5.0, height=3.4)
     ax1.plot(T, ms, "o-", color=COLORS["prefill"])
-    ax1.set_xlabel(tr("prompt length T (tokens)"))
     ax1.set_ylabel(tr("TTFT: setup + prefill + first pick (ms)"))
     ax1.set_ylim(0, None)
     ax1.set_title(tr("TTFT grows with T"))
     ax2.plot(T, ms * 1e3 / T, "o-", color=COLORS["prefill"])
-    ax2.set_xlabel(tr("prompt length T (tokens, log scale)"))
     ax2.set_ylabel(tr("TTFT per prompt token (µs, log scale)"))
-    ax2.set_xscale("log", base=2)
-    ax2.set_xticks(T, [f"{t:g}" for t in T])
-    ax2.minorticks_off()
+    for ax in (ax1, ax2):  # log x on both: the short prompts get as much room as the long ones
+        ax.set_xlabel(tr("prompt length T (tokens, log scale)"))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(T, [f"{t:g}" for t in T])
+        ax.minorticks_off()
     ax2.set_yscale("log")
     lo, hi = ax2.get_ylim()
     hi *= 1.5
-    # plain numbers (100, 200, 400, 600) instead of a log axis's "6×10²"
-    ticks = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
-             for m in (1, 2, 4, 6) if lo <= m * 10.0 ** e <= hi]
+    # plain numbers (100, 200, 400, 600) instead of a log axis's "6×10²"; the axis starts at the tick below the data
+    nice = [m * 10.0 ** e for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
+            for m in (1, 2, 4, 6)]
+    lo = max(t for t in nice if t <= lo)
+    ticks = [t for t in nice if lo <= t <= hi]
     ax2.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax2.yaxis.set_minor_formatter(NullFormatter())
     ax2.set_ylim(lo, hi)

@@ -28,8 +28,8 @@ class PrefillKVPanel(Panel):
 
     Controls: the prompt, a layer (0 .. L-1), a K/V head (0 .. H_kv-1), and K or V. The figure is
     that head's cached tensor ``[T, d_h]`` (one row per prompt token); the numbers compare it with
-    the same head's tensor in layer 0, by direction (cosine similarity: 1 only for layer 0 itself, near
-    0 for the other layers, which keep their own K/V) and by size (the ratio of the norms), and say
+    the same head's tensor in layer 0, by direction (cosine similarity: 1 for layer 0 itself, small for
+    the other layers, whose numbers differ) and by size (the ratio of the norms), and say
     which token the prefill logits pick first. ``prompts`` defaults to
     ``PREFILL_PROMPTS`` of the current language.
     """
@@ -87,7 +87,7 @@ class PrefillKVPanel(Panel):
         words = html.escape(text_label(" ".join(s["words"])))
         cos, ratio = s["cos_to_layer0"], s["norm_ratio_to_layer0"]
         same = (tr("this is layer 0 itself") if s["layer"] == 0
-                else tr("a different tensor: layer 0's cannot stand in for it"))
+                else tr("other numbers, not a rescaled copy of layer 0's"))
         x, layer = s["tensor"], s["layer"]
         exact = ("" if s["first_grammar"] is None else
                  " " + tr("(the grammar's exact probability: {p:.2f})", p=s["first_grammar"]))
