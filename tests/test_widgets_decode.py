@@ -276,3 +276,30 @@ def test_chinese_tokens_are_glossed_in_english(model_tok):
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "狗 (dog) 6" in texts and "他们 (they) 8" in texts
     plt.close(fig)
+
+
+def test_step_0_is_called_the_prefill_not_a_recompute_of_0_positions(panel):
+    """Step 0 is the prefill: neither the viewer's grid heading nor the static figure says "recomputes 0"."""
+    import matplotlib.pyplot as plt
+
+    from utils.plots import plot_decode_grids
+    from utils.widgets.decode import decode_grids_html
+
+    state = panel.set(step=0)
+    assert "step 0 is the prefill" in decode_grids_html(state)
+    assert "recomputes 0" not in decode_grids_html(state)
+    fig = plot_decode_grids(state)
+    assert "step 0 is the prefill" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def test_a_lone_period_is_labelled_in_quotes_in_the_figures(panel):
+    """A "." column label in quotes, so that it reads as a token, not as a speck."""
+    import matplotlib.pyplot as plt
+
+    from utils.plots import plot_decode_grids
+
+    fig = plot_decode_grids(panel.set(step=1))
+    labels = [t.get_text() for t in fig.axes[0].texts] + [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert any(label.startswith("'.'") for label in labels), labels
+    plt.close(fig)

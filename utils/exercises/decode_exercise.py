@@ -1,7 +1,4 @@
-"""The judges of notebook 03's exercises, which name the mistake.
-
-03.cache_update: the (K, V) that came back is compared with what each plausible mistake returns (the new
-positions first, only the new ones, another axis, K and V swapped, K grown by v_new).
+"""The judge of notebook 03's second exercise, which names the mistake (the first's: ``cache_exercise.py``).
 
 03.decode_step: the learner's decode step runs beside ``decode_step`` for 16 steps; where they part, the
 judge names the mistake.
@@ -10,12 +7,13 @@ At the first step whose logits differ, the reference step is run again from the 
 mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity), one
 too low, one too high or read after layer 0 appended; the final norm, a layer norm, a residual or the RoPE of
 q or k left out; every layer reading layer 0's cache; attention over the new k, v alone, or under a causal mask
-aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only); K/V heads expanded with ``repeat``
-(tiled, so query head i reads K/V head i % H_kv) instead of ``repeat_interleave`` (grouped).
+aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only); RoPE applied twice; scores not
+divided by √d_h; K/V heads expanded with ``repeat`` (tiled, so query head i reads K/V head i % H_kv) instead of
+``repeat_interleave`` (grouped).
 The variant that gives the learner's logits is the mistake, and the check says so, with a hint about it.
 Logits that are right over a cache that did not grow by one (the new K/V never appended, or twice) are
-named too. A step that matches no variant gets the difference and the contract's checklist. The learner's
-step gets the model's pieces but not the model itself: calling it (``model(...)``, ``decode_step``) is refused.
+named too, and so is a ``.view(1, 1, ...)`` that hard-codes batch 1. A step that matches no variant gets the
+difference and the contract's checklist. The learner's step gets the model's pieces but not the model itself: calling it (``model(...)``, ``decode_step``) is refused.
 """
 from __future__ import annotations
 
@@ -28,65 +26,7 @@ import torch
 from ..attention import apply_rope, attention
 from ..i18n import tr
 from . import solutions as S
-from .judges import Case, FormProblem, diagnosis, relabel, same_tensor
-from .mistakes import Judge, _equal
-
-
-# --- 03.cache_update --------------------------------------------------------------------------------
-
-_AXES = {0: "B", 1: "H_kv", 3: "d_h"}
-
-
-def _cat(tensors: list[torch.Tensor], dim: int) -> torch.Tensor | None:
-    try:
-        return torch.cat(tensors, dim=dim)
-    except RuntimeError:  # the other axes differ: this mistake would have raised in the learner's code
-        return None
-
-
-def _cache_mistake(name: str, got: torch.Tensor, old: torch.Tensor, new: torch.Tensor) -> str | None:
-    T = old.shape[2]
-    if _equal(got, _cat([new, old], 2)):
-        return diagnosis(tr("{name}: the new positions come first; the {T} cached positions must come first, "
-                            "then the new ones", name=name, T=T),
-                         tr("order matters on the time axis: the old keys first, then the new: "
-                            "`torch.cat([cache_k, k_new], dim=2)`"))
-    if _equal(got, new):
-        return diagnosis(tr("{name}: only the new positions came back; the {T} cached ones are gone", name=name, T=T),
-                         tr("the cache keeps everything it held: append the new positions after it "
-                            "(`torch.cat` on dim=2)"))
-    for dim, axis in _AXES.items():
-        if _equal(got, _cat([old, new], dim)):
-            return diagnosis(tr("{name}: shape {shape}: you concatenated on dim={dim}, the {axis} axis",
-                                name=name, shape=list(got.shape), dim=dim, axis=axis),
-                             tr("the cache layout is [B, H_kv, T, d_h]: new positions go on the time axis, dim=2"))
-    return None
-
-
-def cache_pair_judge(cache_k, cache_v, k_new: torch.Tensor, v_new: torch.Tensor) -> Judge:
-    """(K, V) after appending; names the order, the axis, a lost cache, or K and V swapped."""
-    expected = S.cache_update(cache_k, cache_v, k_new, v_new)
-
-    def about(name: str, got, old, new, want, other: str, other_new: torch.Tensor) -> str | None:
-        problem = same_tensor(want)(got)
-        if problem is None:
-            return None
-        if isinstance(got, torch.Tensor) and _equal(got, other_new if old is None else _cat([old, other_new], 2)):
-            return diagnosis(tr("{name}: its new positions hold {other}, not {own}", name=name, other=other,
-                                own=name.lower() + "_new"),
-                             tr("K grows by k_new and V by v_new: `torch.cat([cache_k, k_new], dim=2)`, "
-                                "`torch.cat([cache_v, v_new], dim=2)`"))
-        found = None if old is None or not isinstance(got, torch.Tensor) else _cache_mistake(name, got, old, new)
-        return found or relabel(problem, tr("{tensor}: {problem}", tensor=name, problem=problem))
-
-    def judge(got) -> str | None:
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
-        if _equal(got[0], expected[1]) and _equal(got[1], expected[0]):
-            return diagnosis(tr("K and V are swapped"), tr("return (K, V) in this order, as the cache stores them"))
-        return (about("K", got[0], cache_k, k_new, expected[0], "v_new", v_new)
-                or about("V", got[1], cache_v, v_new, expected[1], "k_new", k_new))
-    return judge
+from .judges import Case, FormProblem, diagnosis
 
 
 # --- 03.decode_step ---------------------------------------------------------------------------------
@@ -113,7 +53,7 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
                  post_norm: bool = True, attn_residual: bool = True, mlp_residual: bool = True,
                  normed_residual: bool = False, rope_q: bool = True, rope_k: bool = True,
                  layer0: bool = False, new_only: bool = False, top_left: bool = False,
-                 kv_tiled: bool = False) -> torch.Tensor:
+                 kv_tiled: bool = False, extra_rope: str = "", unscaled: bool = False) -> torch.Tensor:
     """``solutions.decode_step`` with the mistakes the flags switch on (all off: the reference); logits [B, V]."""
     cfg, B = model.cfg, token_ids.shape[0]
     x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
@@ -129,6 +69,7 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
         v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
         q = apply_rope(q, cos, sin) if rope_q else q
         k = apply_rope(k, cos, sin) if rope_k else k
+        q, k = (apply_rope(t, cos, sin) if name in extra_rope else t for name, t in (("q", q), ("k", k)))  # twice
         K, V = cache.update(i, k, v)  # (B, H_kv, T + 1, d_h)
         if layer0:
             K, V = cache.layer_kv(0)
@@ -139,6 +80,7 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
             K, V = K.repeat(1, n_rep, 1, 1), V.repeat(1, n_rep, 1, 1)  # (B, H, T + 1, d_h)
         # is_causal=True with one query: the mask's top-left corner, so the query sees key 0 alone
         mask = torch.arange(K.shape[2]) == 0 if top_left else None  # (S,)
+        q = q * cfg.head_dim**0.5 if unscaled else q  # attention divides by √d_h: this undoes it
         out = attn.o_proj(attention(q, K, V, mask).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
         x = (h if normed_residual else x) + out if attn_residual else out
         h = layer.post_attention_layernorm(x) if post_norm else x
@@ -190,6 +132,15 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
          tr("rotate k as well as q, before `cache.update`: the cache holds rotated keys")),
         (dict(rope_q=False), tr("step {step}: your q was not rotated (RoPE on k only)", step=step),
          tr("rotate q as well as k: the scores compare rotated queries with rotated keys")),
+        (dict(extra_rope="q"), tr("step {step}: your q was rotated twice (RoPE applied again): it sits at position "
+                                  "{wrong}, not {pos}", step=step, wrong=2 * pos, pos=pos),
+         tr("apply RoPE once to q and once to k, at `pos = cache.seq_len`; `attention` does not rotate them")),
+        (dict(extra_rope="qk"), tr("step {step}: your q and k were rotated twice (RoPE applied again): they sit at "
+                                   "position {wrong}, not {pos}", step=step, wrong=2 * pos, pos=pos),
+         tr("apply RoPE once to q and once to k, at `pos = cache.seq_len`; `attention` does not rotate them")),
+        (dict(unscaled=True), tr("step {step}: your scores were not divided by √d_h", step=step),
+         tr("scaled dot-product attention divides q · Kᵀ by √d_h before the softmax: call `attention(q, K, V)`, "
+            "which does it, or divide yourself")),
         (dict(layer0=True), tr("step {step}: every layer attended over layer 0's keys and values", step=step),
          tr("each layer has its own entry in the cache: attend over what `cache.update(i, k, v)` returns for that "
             "layer's index i")),
@@ -289,6 +240,14 @@ def decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
                 ref_logits = decode_step(model, tok, ref)
                 try:
                     got = fn(_PiecesOnly(model), tok.clone(), mine)
+                except RuntimeError as err:
+                    if "shape '[1, 1," not in str(err):
+                        raise
+                    return DecodeRun(worst, diagnosis(  # a view with batch 1 written in: the learner's own error
+                        tr("step {step}: a `.view(1, 1, ...)` failed: the batch here holds {B} rows", step=step,
+                           B=tok.shape[0]),
+                        tr("B is `token_ids.shape[0]` ({B} here): `.view(B, 1, H, d_h)`, not `.view(1, 1, H, d_h)`",
+                           B=tok.shape[0])))
                 except _Bypass:
                     return DecodeRun(worst, diagnosis(
                         tr("step {step}: your step called the model itself (`model(...)`, `model.forward` or "

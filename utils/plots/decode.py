@@ -14,6 +14,7 @@ from ..i18n import tr
 from ..perf.timers import fit_step_time
 from ..roofline import kv_weights_crossover
 from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots, token_label
+from .prefill import _punctuation_quoted
 
 
 # Cell kinds of the decode grids (index into _GRID_COLORS).
@@ -54,7 +55,7 @@ def _label_width(text: str) -> int:
 def _column_labels(words: list[str], n: int, column_pt: float) -> tuple[list[str], int]:
     """Each column's label, the token over its position, and the rotation that fits: 0 (two short lines,
     read straight) when the widest token fits its column, else 90 (one line, read sideways)."""
-    tokens = [token_label(w) for w in words[:n]]
+    tokens = [_punctuation_quoted(token_label(w)) for w in words[:n]]  # a lone "." in quotes, not a speck
     if _CHAR_PT * max(map(_label_width, tokens), default=1) <= 0.9 * column_pt:
         return [f"{t}\n{i}" for i, t in enumerate(tokens)], 0
     return [f"{t} {i}" for i, t in enumerate(tokens)], 90
@@ -122,8 +123,9 @@ def plot_decode_grids(state: dict):
     ax0.set_ylabel(tr("step (0 = prefill)"))
     ax0.set_yticks(range(0, n_steps + 1, max(1, (n_steps + 1) // 12)))
     _grid_axes(ax0, n_steps + 1, n_pos, labels, rotation, tr("position (token)"))
-    ax0.set_title(tr("Loop without cache: step {step} recomputes {n} history positions",
-                     step=step, n=state["n_recomputed"]), fontsize=10)
+    ax0.set_title(tr("Loop without cache: step 0 is the prefill, nothing recomputed yet") if step == 0 else
+                  tr("Loop without cache: step {step} recomputes {n} history positions", step=step,
+                     n=state["n_recomputed"]), fontsize=10)
     ax1.imshow(right, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
     last = state["cache_len"] - 1
     ax1.add_patch(plt.Rectangle((last - 0.5, -0.5), 1, L, fill=False, lw=2, ec="black"))
@@ -185,13 +187,14 @@ def plot_recompute_diffs(report, title: str | None = None):
 
 
 def plot_step_times(tpot: dict, title: str | None = None):
-    """Median ms per step of ``utils.perf.tpot_vs_context``'s result (seconds, drawn in ms). Left: both
-    loops, log-log axes. Right: the cached loop alone on linear axes, where its (slower) growth is easy to see."""
+    """The fastest sample of each T of ``utils.perf.tpot_vs_context``'s result (seconds, drawn in ms): the one
+    least disturbed by other work on a shared machine. Left: both loops, log-log axes. Right: the cached loop
+    alone on linear axes, where its (slower) growth is easy to see."""
     T = np.asarray(tpot["T"])
-    cached_ms = [s.median * 1e3 for s in tpot["cached"]]
+    cached_ms = [min(s.samples) * 1e3 for s in tpot["cached"]]
     fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 3.7))
     ax0.loglog(T, cached_ms, "o-", color=COLORS["cached"], label=tr("with KV cache (1 new token)"))
-    nc = [(t, s.median * 1e3) for t, s in zip(T, tpot["no_cache"] or []) if s is not None]
+    nc = [(t, min(s.samples) * 1e3) for t, s in zip(T, tpot["no_cache"] or []) if s is not None]
     if nc:
         ax0.loglog(*zip(*nc), "s-", color=COLORS["recompute"], label=tr("without cache (all T + 1 tokens again)"))
     ax0.set_title(tr("Both loops (log-log)"))
@@ -204,7 +207,7 @@ def plot_step_times(tpot: dict, title: str | None = None):
     ax1.set_title(tr("The cached step alone (linear axes)"))
     for ax in (ax0, ax1):
         ax.set_xlabel(tr("context length T (tokens already in the context)"))
-        ax.set_ylabel(tr("median time per step (ms)"))
+        ax.set_ylabel(tr("fastest time per step (ms)"))
         ax.grid(True, alpha=0.3)
     fig.suptitle(tr("Time of one decode step vs context length") if title is None else title, fontsize=11)
     fig.subplots_adjust(left=0.06, right=0.98, top=0.85, bottom=0.15, wspace=0.22)

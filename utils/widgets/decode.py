@@ -89,8 +89,9 @@ def decode_grids_html(s: dict) -> str:
     return (
         f"{_DECODE_CSS}<div class='decode-key' style='font-size:90%;margin:4px 0'>{key}</div>"
         "<div style='display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start'>"
-        "<div>" + tr("<b>Loop without cache</b>: step {step} recomputes {n} history positions", step=step,
-                     n=s["n_recomputed"])
+        "<div>" + (tr("<b>Loop without cache</b>: step 0 is the prefill, nothing recomputed yet") if step == 0 else
+                   tr("<b>Loop without cache</b>: step {step} recomputes {n} history positions", step=step,
+                      n=s["n_recomputed"]))
         + f"{box}{_grid_table('decode-nocache', header, left)}</div></div>"
         "<div>" + tr("<b>KV cache</b> after step {step}: every layer holds {n} positions", step=step, n=s["cache_len"])
         + f"{box}{_grid_table('decode-cache', header, right)}</div></div></div>"
