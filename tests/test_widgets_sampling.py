@@ -200,7 +200,7 @@ def test_at_temperature_0_a_set_filter_says_it_has_no_effect_and_one_token_is_si
     s = p.compute(prompt=p.controls["prompt"].value, temperature=0.0, top_k=1, top_p=0.05)
     fig = plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s)
     titles = [ax.get_title(loc="left") for ax in fig.axes]
-    assert "top-k = 1: no effect at T = 0" in titles[2] and "top-p = 0.05: no effect at T = 0" in titles[3]
+    assert "top-k = 1: no effect at τ = 0" in titles[2] and "top-p = 0.05: no effect at τ = 0" in titles[3]
     assert titles[3].endswith("(kept set: 1 token)")
     s = p.compute(prompt=p.controls["prompt"].value, temperature=0.0, top_k=p.V, top_p=1.0)  # filters off
     titles = [ax.get_title(loc="left") for ax in plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"],

@@ -36,11 +36,11 @@ def _stage_titles(settings: dict) -> dict[str, str]:
     return {
         "original": tr("1 · the model's distribution: softmax(logits)"),
         "temperature": (tr("2 · greedy: all mass on the argmax") if T == 0
-                        else tr("2 · temperature {T:g}: softmax(logits / {T:g})", T=T)),
-        # at T = 0 a filter that is set still does nothing: greedy has already left one token
-        "top_k": (tr("3 · top-k off") if k is None else tr("3 · top-k = {k}: no effect at T = 0", k=k) if T == 0
+                        else tr("2 · temperature τ = {T:g}: softmax(logits / {T:g})", T=T)),
+        # at temperature 0 a filter that is set still does nothing: greedy has already left one token
+        "top_k": (tr("3 · top-k off") if k is None else tr("3 · top-k = {k}: no effect at τ = 0", k=k) if T == 0
                   else tr("3 · top-k = {k}: only the {k} most likely stay", k=k)),
-        "top_p": (tr("4 · top-p off") if p is None else tr("4 · top-p = {p:g}: no effect at T = 0", p=p) if T == 0
+        "top_p": (tr("4 · top-p off") if p is None else tr("4 · top-p = {p:g}: no effect at τ = 0", p=p) if T == 0
                   else tr("4 · top-p = {p:g}: smallest set reaching {p:g}", p=p)) + tr(" → what sample() draws from")
                  + ("" if n_kept is None else tr(" (kept set: 1 token)") if n_kept == 1
                     else tr(" (kept set: {n} tokens)", n=n_kept)),
@@ -83,7 +83,7 @@ class SamplingFigure:
             self.crosses[name].set_data(x[~alive], np.full(int((~alive).sum()), 0.06))
             over = line if name == "original" else np.zeros(self.n)
             for xi, (text, pr) in enumerate(zip(self.values[name], probs)):
-                shown = pr >= 0.005  # the value above its bar, and above the grammar's line where there is one
+                shown = pr > 0  # every kept token gets its value ("0.00" for a tiny one), so no slot looks empty
                 text.set_visible(shown)
                 if shown:
                     text.set_position((xi, max(pr, over[xi])))
@@ -122,7 +122,7 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None
     width = 0.8 / len(temps)
     fig, (ax,) = new_figure(width=8.0, height=3.6)
     for j, t in enumerate(temps):
-        label = tr("T = 0 (greedy)") if t == 0 else f"T = {t:g}"
+        label = tr("τ = 0 (greedy)") if t == 0 else f"τ = {t:g}"
         ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
                color=cmap(j / max(len(temps) - 1, 1)), label=label)
     exact = grammar_probs(prompt, words)

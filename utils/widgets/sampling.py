@@ -26,8 +26,9 @@ class SamplingPanel(Panel):
     ``SAMPLING_PROMPTS`` of the current language (English prompts in English, Chinese in Chinese).
 
     ``state``: ``kept_size`` (tokens left with probability > 0), ``kept`` (word, probability)
-    pairs, ``probs_sum`` (the final distribution's total, 1), ``kept_mass`` (the model's own
-    probability of the kept set), ``greedy`` (the argmax), ``stages`` for the plot, and
+    pairs, ``probs_sum`` (the final distribution's total, 1), ``measured_mass`` (the kept set's
+    probability after temperature and top-k, where top-p measures it: >= top_p), ``kept_mass`` (the
+    model's own probability of the kept set), ``greedy`` (the argmax), ``stages`` for the plot, and
     ``grammar`` (word -> the grammar's exact probability after the prompt; None for a prompt the
     grammar cannot produce), with ``shown_grammar`` the same for the plotted tokens.
     """
@@ -89,6 +90,7 @@ class SamplingPanel(Panel):
             "prompt": prompt, "temperature": temperature, "top_k": top_k, "top_p": top_p,
             "kept_size": len(kept), "kept": [(self.tok.vocab[i], float(final[i])) for i in kept],
             "probs_sum": float(final.sum()), "kept_mass": float(original[kept].sum()),
+            "measured_mass": float(stages["top_k"][kept].sum()),  # where top-p measures: after temperature, top-k
             "greedy": self.tok.vocab[int(logits[0].argmax())],
             "shown_ids": shown, "shown_words": words,
             "stages": {name: probs[shown].tolist() for name, probs in stages.items()},
@@ -112,10 +114,12 @@ class SamplingPanel(Panel):
                 "<br><small>" + tr("The course grammar never produces this prompt: no exact probabilities to compare.")
                 + "</small>")
         return (
-            tr("<b>{prompt}</b> → kept set: <b>{kept}</b> of {V} tokens, holding {mass:.1%} of the model's "
-               "probability (renormalised to {total:.3f}); greedy would pick <b>{greedy}</b>",
-               prompt=html.escape(text_label(s["prompt"])), kept=s["kept_size"], V=self.V, mass=s["kept_mass"],
-               total=s["probs_sum"], greedy=html.escape(token_label(s["greedy"])))
+            tr("<b>{prompt}</b> → kept set: <b>{kept}</b> of {V} tokens, holding {measured:.3f} of the probability "
+               "after temperature and top-k (where top-p measures it) and {mass:.3f} of the model's own "
+               "(renormalised to {total:.3f}); greedy would pick <b>{greedy}</b>",
+               prompt=html.escape(text_label(s["prompt"])), kept=s["kept_size"], V=self.V,
+               measured=s["measured_mass"], mass=s["kept_mass"], total=s["probs_sum"],
+               greedy=html.escape(token_label(s["greedy"])))
             + f"{note}<table class='sampling-kept'><tr>{head}</tr>{rows}{more}</table>"
         )
 
