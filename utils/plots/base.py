@@ -71,6 +71,11 @@ def token_label(word: str, stacked: bool = False) -> str:
     return text.replace(" (", "\n(", 1) if stacked and text != word else text
 
 
+def punctuation_quoted(text: str) -> str:
+    """A lone punctuation token ("." or "。") in quotes, so that it reads as a token, not as a speck."""
+    return tr("'{token}'", token=text) if len(text) == 1 and not text.isalnum() else text
+
+
 def text_label(text: str) -> str:
     """Words of the course language, each as ``token_label`` writes it: "<BOS> 我 (I) 喜欢 (like)" in English."""
     return " ".join(label(w) for w in str(text).split())

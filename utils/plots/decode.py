@@ -13,8 +13,7 @@ from ..flops import decode_step_cost
 from ..i18n import tr
 from ..perf.timers import fit_step_time
 from ..roofline import kv_weights_crossover
-from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, subplots, token_label
-from .prefill import _punctuation_quoted
+from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, punctuation_quoted, subplots, token_label
 
 
 # Cell kinds of the decode grids (index into _GRID_COLORS).
@@ -55,7 +54,7 @@ def _label_width(text: str) -> int:
 def _column_labels(words: list[str], n: int, column_pt: float) -> tuple[list[str], int]:
     """Each column's label, the token over its position, and the rotation that fits: 0 (two short lines,
     read straight) when the widest token fits its column, else 90 (one line, read sideways)."""
-    tokens = [_punctuation_quoted(token_label(w)) for w in words[:n]]  # a lone "." in quotes, not a speck
+    tokens = [punctuation_quoted(token_label(w)) for w in words[:n]]  # a lone "." in quotes, not a speck
     if _CHAR_PT * max(map(_label_width, tokens), default=1) <= 0.9 * column_pt:
         return [f"{t}\n{i}" for i, t in enumerate(tokens)], 0
     return [f"{t} {i}" for i, t in enumerate(tokens)], 90

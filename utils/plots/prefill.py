@@ -8,7 +8,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 
 from ..i18n import tr
-from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, new_figure, token_label
+from .base import (COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, new_figure, punctuation_quoted,
+                   token_label)
 
 
 def plot_timeline(segments, labels: list[str] | None = None, title: str | None = None):
@@ -55,11 +56,6 @@ def _quoted(word: str) -> str:
     "'.'" in English ("'猫'" with "(cat)" under it), "“。”" in Chinese."""
     first, _, meaning = token_label(word, stacked=True).partition("\n")
     return tr("'{token}'", token=first) + (f"\n{meaning}" if meaning else "")
-
-
-def _punctuation_quoted(text: str) -> str:
-    """A lone punctuation token ("." or "。") in quotes, so that it reads as a token, not as a speck."""
-    return tr("'{token}'", token=text) if len(text) == 1 and not text.isalnum() else text
 
 
 def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
@@ -169,7 +165,7 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
         fig = ax.figure
     vmax = vmax or float(np.abs(x).max()) or 1.0
     im = ax.imshow(x, aspect="auto", cmap="RdBu_r", vmin=-vmax, vmax=vmax, interpolation="nearest")
-    ax.set_yticks(range(len(words)), [f"{t}: {_punctuation_quoted(token_label(w))}" for t, w in enumerate(words)])
+    ax.set_yticks(range(len(words)), [f"{t}: {punctuation_quoted(token_label(w))}" for t, w in enumerate(words)])
     ax.set_xlabel(tr("dimension of the head (0 .. d_h-1)"))
     ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
@@ -195,7 +191,7 @@ def plot_padding_waste(rows: list[list[str]], mask, title: str | None = None):
             ax.add_patch(plt.Rectangle((t - 0.5, b - 0.5), 1, 1, facecolor=COLORS["prefill"] if real else "#e6e6e6",
                                        edgecolor="white", hatch=None if real else "///", alpha=0.85 if real else 1))
             if real:
-                word = _punctuation_quoted(token_label(rows[b][t], stacked=True))
+                word = punctuation_quoted(token_label(rows[b][t], stacked=True))
                 ax.text(t, b, word, ha="center", va="center", fontsize=SMALL_SIZE, color="white", linespacing=1.0)
     n_pad = int((~m).sum())
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS["prefill"]),
