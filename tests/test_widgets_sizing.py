@@ -267,14 +267,29 @@ def test_planner_redraws_one_figure_in_place():
 
 
 def test_planner_legend_names_only_what_is_drawn():
-    """Regression: "unused" stood in the legend with no unused memory left; with all of it used it is gone."""
+    """Regression: "unused" stood in the legend with no unused memory left, and then with a sliver too thin to see
+    (under 0.5 % of the bar); with a visible share unused it is named."""
     p = BudgetPlanner(T=8192, padding=0.4375)
-    assert p.state["unused_bytes"] > 0  # this case leaves a little: shown
+    assert 0 < p.state["unused_bytes"] < 0.005 * p.state["gpu_bytes"]  # a sliver: not named
+    labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
+    assert "unused" not in labels
+    p = BudgetPlanner(model="GPT-2 (124M)", GPU_GiB=8, T=131072, padding=0.9)  # 1 request: most of the card unused
+    assert p.state["unused_bytes"] > 0.3 * p.state["gpu_bytes"]
     labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
     assert "unused" in labels
     p = BudgetPlanner(model="Llama-3.1-70B", GPU_GiB=8, weights_dtype="float32")  # only the weights, cut at 8 GiB
     labels = [t.get_text() for t in p.fig.axes[0].get_legend().get_texts()]
     assert labels == ["weights"]
+
+
+def test_planner_count_near_the_bottom_sits_above_its_dot_not_on_the_tick_labels():
+    """Regression: at 8 GiB, T = 128k and 90 % padding the count "1" was drawn below its dot, on the x tick labels."""
+    p = BudgetPlanner(model="GPT-2 (124M)", GPU_GiB=8, T=131072, padding=0.9)
+    assert p.state["n_requests"] == 1
+    text = p._figure.n_text
+    assert text.get_text() == "1" and text.xyann[1] > 0  # an offset upwards, in points
+    p = BudgetPlanner()  # 57 requests, high on the axis: below its dot, under the falling curve
+    assert p._figure.n_text.xyann[1] < 0
 
 
 def test_planner_padding_slider_reaches_the_batch_share_and_speaks_of_a_few_tokens_with_decimals():

@@ -1,7 +1,7 @@
 """Notebook 04's exercises (cache bytes from a config.json, requests that fit): their cases, and judges that
 recognise a wrong answer by its ratio to the right one and name the factor behind it.
 
-A byte count that is off by a whole factor tells which factor went wrong: half is the missing K/V pair, H / H_kv
+A byte count that is off by a whole factor tells which factor went wrong: half is the lost factor 2 (K and V), H / H_kv
 times more is the query heads stored, 1 / B is one sequence instead of the batch... Each candidate is the
 reference solution run on the input the mistake implies, so the diagnosis holds for any case's numbers.
 Numbers are shown with thousands separators (536,870,912, not 536870912).
@@ -51,13 +51,17 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
                            tr("{got:,} bytes is one sequence's cache; the batch holds {B}", got=f(config, seq_len, 1, dtype),
                               B=batch_size),
                            tr("every sequence of the batch has its own cache: multiply by batch_size")))
+    mha_form = 2 * L * batch_size * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes: right if H_kv·d_h = C
     if H_kv != H:
         wrong = f({**config, "num_key_value_heads": H}, seq_len, batch_size, dtype)
-        candidates.append((wrong, tr("{got:,} bytes is {n} times the cache: you stored all {H} query heads", got=wrong,
-                                     n=H // H_kv, H=H),
+        # when H·d_h = C, storing all H heads and the MHA form give the same number: name both
+        message = (tr("{got:,} bytes is {n} times the cache: you stored all {H} query heads (or used the MHA form "
+                      "2·L·B·T·C·bytes, which assumes H_kv = H)", got=wrong, n=H // H_kv, H=H) if wrong == mha_form
+                   else tr("{got:,} bytes is {n} times the cache: you stored all {H} query heads", got=wrong,
+                           n=H // H_kv, H=H))
+        candidates.append((wrong, message,
                            tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
                               "num_attention_heads", H_kv=H_kv)))
-    mha_form = 2 * L * batch_size * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes: right if H_kv·d_h = C
     if mha_form not in (expected, *(c[0] for c in candidates)):  # Gemma-2-9B: neither H nor H_kv heads of C / H
         candidates.append((mha_form, tr("{got:,} bytes is the MHA form 2·L·B·T·C·bytes; this model keeps "
                                         "H_kv = {H_kv} K/V heads of d_h = {d_h}, H_kv·d_h = {width}, not C = {C}",
@@ -72,6 +76,11 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
     if dtype == "int8":
         wrong = f(config, seq_len, batch_size, "float16")
         candidates.append((wrong, tr("{got:,} bytes is twice the cache: an int8 cache takes 1 byte per number",
+                                     got=wrong),
+                           tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
+    if S.DTYPE_BYTES[dtype] == 2:  # bfloat16 or float16 counted as 4 bytes, as float32
+        wrong = f(config, seq_len, batch_size, "float32")
+        candidates.append((wrong, tr("{got:,} bytes is twice the cache: bfloat16 and float16 take 2 bytes per number",
                                      got=wrong),
                            tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
     if dtype == "float32":  # half of float32 is also what forgetting the 2 gives: the message names both
@@ -100,10 +109,18 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
         for wrong, message, hint in candidates:
             if n == wrong:
                 return diagnosis(tr("expected {expected:,} bytes: {message}", expected=expected, message=message), hint)
-        ratio = n / expected
-        return tr("expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)", expected=expected, got=n,
-                  ratio=ratio)
+        # not a mistake we know: a hint about every factor, not the case's (which names one part, maybe right)
+        return diagnosis(tr("expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)", expected=expected,
+                            got=n, ratio=n / expected),
+                         tr("check each factor against the config: L = num_hidden_layers, H_kv = num_key_value_heads "
+                            "(H when it is missing), d_h = head_dim (C / H when it is missing), and the bytes per "
+                            "number of the dtype; then 2 x L x B x H_kv x T x d_h x bytes"))
     return judge
+
+
+def _quotient_text(q: float) -> str:
+    """A quotient of requests: three decimals (20.684), three significant digits below 1 (0.000488, not 0.000)."""
+    return f"{q:.3f}" if q >= 1 else f"{q:.3g}"
 
 
 def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> Judge:
@@ -126,13 +143,18 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
               lambda got: tr("expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens",
                              expected=expected, got=got, T=seq_len),
               tr("one request holds seq_len tokens: divide by the cache of one sequence of seq_len tokens"))]
+    mha_form = 2 * L * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes with B = 1
     if H_kv != H:
-        sizes.append((f({**config, "num_key_value_heads": H}, seq_len, 1, dtype),
+        all_heads = f({**config, "num_key_value_heads": H}, seq_len, 1, dtype)
+        # when H·d_h = C, storing all H heads and the MHA form give the same size: name both
+        sizes.append((all_heads,
                       lambda got: tr("expected {expected}, got {got}: your requests store all {H} query heads, {n} "
-                                     "times the cache", expected=expected, got=got, H=H, n=H // H_kv),
+                                     "times the cache (or use the MHA form 2·L·B·T·C·bytes, which assumes H_kv = H)",
+                                     expected=expected, got=got, H=H, n=H // H_kv) if all_heads == mha_form
+                      else tr("expected {expected}, got {got}: your requests store all {H} query heads, {n} times "
+                              "the cache", expected=expected, got=got, H=H, n=H // H_kv),
                       tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
                          "num_attention_heads", H_kv=H_kv)))
-    mha_form = 2 * L * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes with B = 1
     if mha_form not in (per_request, *(size for size, _, _ in sizes)):  # Gemma-2-9B: H_kv·d_h != C
         sizes.append((mha_form,
                       lambda got: tr("expected {expected}, got {got}: your requests use the MHA form "
@@ -145,13 +167,18 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
                                      "num_attention_heads = {d}; this config says head_dim = {head_dim}",
                                      expected=expected, got=got, d=C // H, head_dim=config["head_dim"]),
                       tr("when head_dim is in the config, use it: it is not always C / H")))
+    if dtype == "int8":  # the int8 cache counted as 2 bytes per number: half the requests
+        sizes.append((f(config, seq_len, 1, "float16"),
+                      lambda got: tr("expected {expected}, got {got}: your requests are twice their size; an int8 "
+                                     "cache takes 1 byte per number", expected=expected, got=got),
+                      tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
     counts = [(free_bytes // size, message, hint) for size, message, hint in sizes if size > 0]
 
     def judge(got) -> str | None:
         number = plain_number(got)[0]
         if isinstance(number, float) and not number.is_integer() and math.isclose(number, quotient, rel_tol=1e-9):
-            return diagnosis(tr("you returned the quotient {q:.3f} itself; only whole requests fit: {expected}",
-                                q=quotient, expected=expected),
+            return diagnosis(tr("you returned the quotient {q} itself; only whole requests fit: {expected}",
+                                q=_quotient_text(quotient), expected=expected),
                              tr("round down to whole requests with //: a part of a request cannot run"))
         problem = _form(expected, got)
         if problem is not None:
@@ -163,8 +190,8 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
             if n == count and count != expected:
                 return diagnosis(message(n), hint)
         if n in (round(quotient), math.ceil(quotient)):
-            return diagnosis(tr("expected {expected}, got {got}: {q:.3f} rounded up; only whole requests fit",
-                                expected=expected, got=n, q=quotient),
+            return diagnosis(tr("expected {expected}, got {got}: {q} rounded up; only whole requests fit",
+                                expected=expected, got=n, q=_quotient_text(quotient)),
                              tr("round down to whole requests with //: a part of a request cannot run"))
         return diagnosis(tr("expected {expected}, got {got}; one request's cache is {per:,} bytes here",
                             expected=expected, got=n, per=per_request),

@@ -233,6 +233,7 @@ class BudgetFigure:
         self.limit_text = ax2.annotate("", (1, 1), xycoords=("data", "axes fraction"), textcoords="offset points",
                                        xytext=(0, 0), fontsize=SMALL_SIZE, color=COLORS["decode"])
         ax2.set_xscale("log", base=2)
+        ax2.xaxis.set_major_locator(LogLocator(base=16))  # 1, 16, 256, 4k, 64k: five labels to draw, not nine
         ax2.xaxis.set_major_formatter(_token_formatter)
         ax2.set_yscale("log")
         ax2.yaxis.set_major_locator(LogLocator(base=10, numticks=12))  # every power of ten, however tall the range
@@ -255,10 +256,11 @@ class BudgetFigure:
         sizes = [(tr("weights"), state["weight_bytes"]), (tr("reserve"), state["reserve_bytes"]), cache, pad,
                  (tr("unused"), max(state["unused_bytes"], 0))]
         left, handles, labels = 0.0, [], []
-        for bar, (label, b) in zip(self.parts, sizes):
+        for i, (bar, (label, b)) in enumerate(zip(self.parts, sizes)):
             w = min(b, max(state["gpu_bytes"] - left, 0)) / gib  # draw what fits on the card
             bar.set_x(left / gib), bar.set_width(w)
-            if w > 0:  # no legend entry for a part that is not there
+            # no legend entry for a part that is not there, nor for an unused sliver too thin to see
+            if w > 0 and not (i == len(sizes) - 1 and w * gib < 0.005 * state["gpu_bytes"]):
                 handles.append(bar), labels.append(label)
             left += w * gib
         ax1.set_xlim(0, state["gpu_bytes"] / gib)
@@ -290,14 +292,19 @@ class BudgetFigure:
         self.dot.set_visible(n > 0), self.floor.set_visible(n == 0)
         (self.dot if n > 0 else self.floor).set_data([state["T"]], [max(n, bottom)])
         self.n_text.xy = (state["T"], max(n, bottom))
+        top = max(max(state["curve_n"]), max(state.get("curve_n_real_only") or [0]), 1) * 6  # room above the top point
         # below and left of its dot (under the falling curve); right of it at the left edge, above a 0 on the bottom
+        # and above a dot near the bottom (below it, the number would sit on the tick labels)
         left_edge, right_edge = state["T"] <= 4 * T[0], state["T"] * 16 > T[-1]
-        if n > 0:
+        near_bottom = np.log(max(n, bottom) / bottom) < 0.15 * np.log(top / bottom)
+        if n > 0 and not near_bottom:
             self.n_text.xyann = (6, -12) if left_edge else (-6, -12)
             self.n_text.set_horizontalalignment("left" if left_edge else "right")
-        else:  # a 0 on the bottom edge: above it, on the side with room
+        else:  # a 0 on the bottom edge, or a dot near it: above it, on the side with room
             self.n_text.xyann = (-6, 6) if right_edge else (6, 6)
             self.n_text.set_horizontalalignment("right" if right_edge else "left")
+            if shown and state["n_if_real_only"] <= 4 * max(n, bottom):  # the real-only count just above: lift it
+                self.real_text.xyann = (self.real_text.xyann[0], 16)
         self.n_text.set_text(f"{n:,}")
         limit = state["max_context"] <= T[-1]
         self.limit.set_visible(limit), self.limit_text.set_visible(limit)
@@ -318,8 +325,7 @@ class BudgetFigure:
         elif legend is not None:
             legend.remove()
         ax2.set_xlim(T[0] / 1.6, T[-1] * 1.6)
-        # room above the highest point for its number
-        ax2.set_ylim(bottom, max(max(state["curve_n"]), max(state.get("curve_n_real_only") or [0]), 1) * 6)
+        ax2.set_ylim(bottom, top)
         ax2.set_xlabel(tr("tokens per request T (log scale)"))
         ax2.set_ylabel(tr("requests that fit (log scale)"))
         ax2.set_title(tr("Longer requests, fewer of them"), y=1.0)
