@@ -29,7 +29,7 @@ def check(p: AttentionShapesPanel) -> None:
     B, d_h = p.B, p.d_h
     expected = {
         "x": (B, T, H * d_h), "q": (B, H, T, d_h), "k": (B, H_kv, T, d_h), "v": (B, H_kv, T, d_h),
-        "k_rep": (B, H, T, d_h), "scores": (B, H, T, T), "out": (B, H, T, d_h), "merged": (B, T, H * d_h),
+        "k_rep": (B, H, T, d_h), "weights": (B, H, T, T), "out": (B, H, T, d_h), "merged": (B, T, H * d_h),
     }
     assert s["shapes"] == expected
     assert (s["T"], s["H"], s["H_kv"], s["n_kv_heads"], s["n_rep"]) == (T, H, H_kv, H_kv, H // H_kv)

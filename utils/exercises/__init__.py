@@ -49,10 +49,11 @@ class Report:
     exercise: str
     cases: list[CaseResult] = field(default_factory=list)
     written: bool = True  # False while the stub still raises NotImplementedError
+    borrowed: str = ""  # the package function passed in place of the learner's own (never run, never passed)
 
     @property
     def passed(self) -> bool:
-        return self.written and bool(self.cases) and all(c.ok for c in self.cases)
+        return self.written and not self.borrowed and bool(self.cases) and all(c.ok for c in self.cases)
 
     def __repr__(self) -> str:
         n_ok = sum(c.ok for c in self.cases)
@@ -120,12 +121,30 @@ def _exercise(exercise_id: str) -> Exercise:
     return EXERCISES[exercise_id]
 
 
+def _qualified_name(fn: Callable[..., Any]) -> str:
+    fn = inspect.unwrap(fn)
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', getattr(fn, '__name__', '?'))}"
+
+
+def _package_version(fn: Callable[..., Any], ex: Exercise) -> bool:
+    """True for one of the course package's own functions (``utils.attention.causal_mask``...), which a
+    notebook imports for its other cells. The exercise's reference solution (``utils.exercises``) is let
+    through: the solved-notebooks run binds it under the stub's name."""
+    fn = inspect.unwrap(fn)
+    module = getattr(fn, "__module__", None) or ""
+    if fn is ex.solution or module == "utils.exercises" or module.startswith("utils.exercises."):
+        return False
+    return module == "utils" or module.startswith("utils.")
+
+
 def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
     """Run every case of the exercise on ``fn``, silently; ``check`` prints the result."""
     ex = _exercise(exercise_id)
     if not callable(fn):
         raise ValueError(tr("check({id!r}, fn) needs your function itself (its name, without calling it), got "
                             "{fn!r:.60} ({type})", id=exercise_id, fn=fn, type=type(fn).__name__))
+    if _package_version(fn, ex):  # the notebook imported it: it would pass without a line of the learner's
+        return Report(exercise_id, borrowed=_qualified_name(fn))
     report = Report(exercise_id)
     unfinished = 0  # cases that reached `raise NotImplementedError`
     for case in ex.cases():
@@ -168,6 +187,11 @@ def check(exercise_id: str, fn: Callable[..., Any]) -> Report:
     failure, a hint that points at the idea (not at the answer)."""
     report = run(exercise_id, fn)
     ex = EXERCISES[exercise_id]
+    if report.borrowed:
+        print(tr("{id}: `{name}` is the course's own function, not yours: nothing was checked. Write yours in the "
+                 "exercise cell (don't pass the package's version), then run this cell again",
+                 id=exercise_id, name=report.borrowed))
+        return report
     if not report.written:
         print(tr("{id}: not written yet: your turn (replace `raise NotImplementedError`, then run this cell again)",
                  id=exercise_id))

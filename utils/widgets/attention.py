@@ -86,7 +86,7 @@ class AttentionShapesPanel(Panel):
         return {
             "T": T, "H": H, "H_kv": H_kv, "B": B, "d_h": d_h, "C": C, "n_rep": n_rep, "kind": kind,
             "shapes": {"x": tuple(x.shape), "q": tuple(q.shape), "k": tuple(k.shape), "v": tuple(v.shape),
-                       "k_rep": tuple(k_rep.shape), "scores": tuple(weights.shape),
+                       "k_rep": tuple(k_rep.shape), "weights": tuple(weights.shape),
                        "out": tuple(out.shape), "merged": tuple(merged.shape)},
             "n_kv_heads": k.shape[1],
             "groups": [list(range(j * n_rep, (j + 1) * n_rep)) for j in range(H_kv)],
@@ -103,7 +103,7 @@ class AttentionShapesPanel(Panel):
             ("k", tr("keys: x @ W_k (what the cache stores)"), "B, H_kv, T, d_h"),
             ("v", tr("values: x @ W_v (what the cache stores)"), "B, H_kv, T, d_h"),
             ("k_rep", tr("keys after repeat_kv (same for values)"), "B, H, T, d_h"),
-            ("scores", tr("q @ kᵀ / √d_h, masked, softmax"), "B, H, T, T"),
+            ("weights", tr("softmax of the masked scores q @ kᵀ / √d_h"), "B, H, T, T"),
             ("out", tr("weights @ v"), "B, H, T, d_h"),
             ("merged", tr("heads concatenated (then W_o)"), "B, T, C"),
         ]
@@ -111,8 +111,9 @@ class AttentionShapesPanel(Panel):
             f"<tr><td><code>{n}</code></td><td>{what}</td><td>[{sym}]</td>"
             f"<td><code class=\"shape-{n}\">{_shape(s['shapes'][n])}</code></td></tr>"
             for n, what, sym in rows)
-        groups = tr("; ").join(tr("K/V head {j} ← query heads {heads}", j=j, heads=", ".join(map(str, g)))
+        groups = tr("; ").join(tr("query heads {heads} → K/V head {j}", j=j, heads=", ".join(map(str, g)))
                                for j, g in enumerate(s["groups"]))
+        groups = groups[:1].upper() + groups[1:]  # it starts a sentence
         head = "".join(f"<th>{h}</th>" for h in (tr("tensor"), tr("what"), tr("symbols"), tr("shape")))
         return (
             f"<div class=\"attention-shapes\">"
