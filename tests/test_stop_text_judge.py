@@ -23,6 +23,7 @@ def test_an_endswith_solution_is_not_told_it_took_the_minus_one(language, says, 
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.startswith("  ✗") and ("-1" in ln))
     assert says in line and not_says not in line, line
+    assert "endswith" in line, line  # the None names both causes: an endswith test, or min() over find's -1
 
 
 def test_min_over_every_find_that_returns_text_minus_one_is_still_named(capsys):

@@ -207,3 +207,30 @@ def test_at_temperature_0_a_set_filter_says_it_has_no_effect_and_one_token_is_si
                                                                       s).axes]
     assert "3 · top-k off" in titles[2] and titles[3].startswith("4 · top-p off")
     assert "#id = its token id" in fig.axes[-1].get_xlabel()  # the numbers under the tokens are explained
+
+
+def test_a_probability_float32_rounds_to_0_is_not_marked_removed(course):
+    """Regression: at τ = 0.05 the tokens whose probability underflowed to 0 in float32 got the × of "removed" at
+    the temperature stage, which contradicts "temperature removes no token"; they get their own ○ marker."""
+    from utils.plots.sampling import plot_sampling_stages
+
+    p = SamplingPanel(*course)  # English: the prompt "<BOS> I like"
+    prompt = p.controls["prompt"].value
+    s = p.compute(prompt=prompt, temperature=0.05, top_k=p.V, top_p=1.0)  # filters off
+    assert 0 in s["stages"]["temperature"]  # some shown token underflowed: the case this test is about
+    fig = plot_sampling_stages(s["stages"], s["shown_ids"], s["shown_words"], s)
+    from utils.plots.sampling import SAMPLING_STAGES, SamplingFigure
+    f = SamplingFigure(len(s["shown_ids"]))
+    f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
+    n_zero = sum(v == 0 for v in s["stages"]["temperature"])
+    for name in SAMPLING_STAGES[1:]:  # temperature and the filters that are off: rounded, never removed
+        assert len(f.crosses[name].get_xdata()) == 0, name
+        assert len(f.zeros[name].get_xdata()) == n_zero, name
+    assert "○ = 0 in float32" in fig.axes[-1].get_xlabel()
+    s = p.compute(prompt=prompt, temperature=0.05, top_k=2, top_p=1.0)  # top-k removes some that were not 0
+    f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
+    dropped = sum(v > 0 for v in s["stages"]["temperature"]) - 2  # > 0 after temperature, outside the top 2
+    assert len(f.crosses["top_k"].get_xdata()) == dropped and len(f.zeros["top_k"].get_xdata()) == n_zero
+    s = p.compute(prompt=prompt, temperature=0.0, top_k=p.V, top_p=1.0)  # greedy removes every other token
+    f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
+    assert len(f.zeros["temperature"].get_xdata()) == 0 and len(f.crosses["temperature"].get_xdata()) == len(s["shown_ids"]) - 1

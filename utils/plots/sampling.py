@@ -19,7 +19,8 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
 
     ``stages``: stage name -> probabilities of the shown tokens (``ids``/``words``, most likely
     first); ``settings``: ``temperature``, ``top_k``, ``top_p`` (None = off), optionally ``kept_size``.
-    A grey × marks a token removed by that step or an earlier one; the last row's bars are the kept set.
+    A grey × marks a token removed by that step or an earlier one; a grey ○ a probability that float32 rounded
+    to exactly 0 at a very low temperature (nothing removed it); the last row's bars are the kept set.
     ``grammar``: the grammar's exact probability of each shown token (``utils.plots.base.grammar_probs``),
     drawn as a black line across the first row's bars; None draws none.
     """
@@ -55,13 +56,16 @@ class SamplingFigure:
     def __init__(self, n: int) -> None:
         self.n, x = n, np.arange(n)
         self.fig, axes = subplots(len(SAMPLING_STAGES), 1, figsize=(9.0, 8.2))
-        self.axes, self.bars, self.crosses, self.values = list(axes), {}, {}, {}
+        self.axes, self.bars, self.crosses, self.zeros, self.values = list(axes), {}, {}, {}, {}
         for ax, name in zip(self.axes, SAMPLING_STAGES):
             # the bars as one collection: one artist to draw instead of one per bar
             self.bars[name] = ax.add_collection(PolyCollection([], facecolors=_STAGE_COLORS[name], edgecolors="none"))
             # removed by this step or an earlier one: one row of × markers (one artist, not a text per token)
             (self.crosses[name],) = ax.plot([], [], linestyle="none", marker="x", markersize=6, markeredgewidth=1.2,
                                             color=COLORS["mask"])
+            # 0 in float32, not removed: at a very low temperature exp() of a large gap underflows to exactly 0
+            (self.zeros[name],) = ax.plot([], [], linestyle="none", marker="o", markersize=5, markeredgewidth=1.2,
+                                          markerfacecolor="none", color=COLORS["mask"])
             self.values[name] = [ax.text(xi, 0, "", ha="center", va="bottom", fontsize=SMALL_SIZE) for xi in x]
             ax.set_xlim(-0.6, n - 0.4)
             ax.set_xticks([])  # only the last row names the tokens (fewer ticks to draw)
@@ -78,9 +82,12 @@ class SamplingFigure:
         for ax, name in zip(self.axes, SAMPLING_STAGES):
             probs = np.asarray(stages[name], dtype=float)
             alive = probs > 0
+            rounded = _rounded_to_zero(stages, name, settings["temperature"])
+            removed = ~alive & ~rounded
             self.bars[name].set_verts([[(xi - 0.4, 0), (xi + 0.4, 0), (xi + 0.4, pr), (xi - 0.4, pr)]
                                        for xi, pr in zip(x[alive], probs[alive])])
-            self.crosses[name].set_data(x[~alive], np.full(int((~alive).sum()), 0.06))
+            self.crosses[name].set_data(x[removed], np.full(int(removed.sum()), 0.06))
+            self.zeros[name].set_data(x[rounded], np.full(int(rounded.sum()), 0.06))
             over = line if name == "original" else np.zeros(self.n)
             for xi, (text, pr) in enumerate(zip(self.values[name], probs)):
                 shown = pr > 0  # every kept token gets its value ("0.00" for a tiny one), so no slot looks empty
@@ -100,11 +107,26 @@ class SamplingFigure:
                        self.grammar]
             self.axes[0].legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper right", frameon=False)
         self.axes[-1].set_xticklabels([f"{token_label(w, stacked=True)}\n#{i}" for i, w in zip(ids, words)])
-        self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id; × = removed)",
-                                    n=self.n))
+        self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id; × = removed; "
+                                    "○ = 0 in float32, not removed)", n=self.n))
         if title:
             self.fig.suptitle(title)
         return self.fig
+
+
+def _rounded_to_zero(stages: dict, name: str, temperature: float) -> np.ndarray:
+    """Which shown tokens of stage ``name`` are 0 because float32 rounded them, not because a step removed them.
+
+    No step removes a token before the filters: a 0 in the model's distribution, or after a temperature above 0,
+    is float32 underflow. A token already 0 after the temperature stays 0 after the filters, whatever they keep.
+    At temperature 0 (greedy) every other token is removed, not rounded.
+    """
+    dead = np.asarray(stages[name], dtype=float) == 0
+    if name == "original":
+        return dead
+    if temperature == 0:
+        return np.zeros_like(dead)
+    return dead & (np.asarray(stages["temperature"], dtype=float) == 0)
 
 
 def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None = None, prompt: str | None = None):
