@@ -203,7 +203,10 @@ class ArrivalsPanel(Panel):
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         note = tr("percentiles: numpy's default (linear interpolation); times from per-iteration costs measured "
                   "on this machine (StepCostModel)")
-        return f"<div class='arrivals'><table><tr>{head}</tr>{''.join(rows)}</table><small>{note}</small></div>"
+        caption = tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
+                     n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"], timeout=s["timeout_ms"])
+        return (f"<div class='arrivals'><table><caption>{caption}</caption><tr>{head}</tr>{''.join(rows)}</table>"
+                f"<small>{note}</small></div>")
 
     def _png(self, fig, draw) -> bytes:
         """The picture of a kept figure, drawn once: these figures never change after ``plot`` (drawing
