@@ -300,7 +300,31 @@ def test_planner_padding_slider_reaches_the_batch_share_and_speaks_of_a_few_toke
     assert "43.8% padding" in p.html.value and "4,608 real tokens on average" in p.html.value
     assert "of cache these requests occupy" in p.html.value  # not "reserved": the reserve is another part
     q = BudgetPlanner(T=1, padding=0.9)
-    assert "0.1 real tokens on average" in q.html.value and "One request of T = 1 token holds" in q.html.value
+    assert "less than one real token on average" in q.html.value and "One request of T = 1 token holds" in q.html.value
+    assert "0.1 real tokens" not in q.html.value  # a tenth of a token is an average no request holds
+    r = BudgetPlanner(T=2, padding=0.25)
+    assert "1.5 real tokens on average" in r.html.value
+
+
+def test_planner_labels_stay_inside_their_panel_at_the_extremes():
+    """Regression: GPT-2 on 192 GiB at T = 1 and 90 % padding clipped the real-only count (55,890,296) at the top
+    of the right panel; weights larger than the card left that panel empty but for a "0": it now says why."""
+    p = BudgetPlanner(model="GPT-2 (124M)", GPU_GiB=192, T=1, padding=0.9)
+    fig = p.fig
+    fig.canvas.draw()
+    ax = fig.axes[1]
+    label = p._figure.real_text
+    assert label.get_visible() and label.get_text() == f"{p.state['n_if_real_only']:,}"
+    box, frame = label.get_window_extent(), ax.get_window_extent()
+    assert frame.y0 <= box.y0 and box.y1 <= frame.y1, (box, frame)
+    q = BudgetPlanner(model="Llama-3.1-70B", GPU_GiB=8, weights_dtype="float32")
+    assert not q.state["weights_fit"]
+    assert q._figure.no_fit_text.get_visible() and "do not fit" in q._figure.no_fit_text.get_text()
+    assert not q._figure.floor.get_visible() and not q._figure.n_text.get_visible()  # no lone "0" marker
+    q.controls["GPU_GiB"].value = 192
+    q.controls["weights_dtype"].value = "bfloat16"  # 131 GiB of weights on 192 GiB: fits again, the note goes
+    assert q.state["weights_fit"]
+    assert not q._figure.no_fit_text.get_visible() and q._figure.n_text.get_visible()
 
 
 def test_explorer_says_what_per_position_means():

@@ -94,6 +94,11 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
     candidates.append((f(config, 1, batch_size, dtype), tr("{got:,} bytes is the cache of one token; each sequence "
                                                            "holds {T:,}", got=f(config, 1, batch_size, dtype), T=seq_len),
                        tr("the cache holds every position: multiply by seq_len")))
+    if "num_key_value_heads" not in config and H != 1:  # a missing field read as MQA (when L = H, also one layer's)
+        wrong = f({**config, "num_key_value_heads": 1}, seq_len, batch_size, dtype)
+        candidates.append((wrong, tr("{got:,} bytes is the cache with H_kv = 1 (MQA), 1/{H} of the right size",
+                                     got=wrong, H=H),
+                           tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1", H=H)))
     candidates.append((f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype),
                        tr("{got:,} bytes is one layer's cache; the model has {L} layers",
                           got=f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype), L=L),
@@ -173,6 +178,8 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
                                      "cache takes 1 byte per number", expected=expected, got=got),
                       tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
     counts = [(free_bytes // size, message, hint) for size, message, hint in sizes if size > 0]
+    # free_bytes already is what is free: a 10 % reserve taken off it again, as the planner does for the GPU
+    again = int(free_bytes * 0.9 // per_request)
 
     def judge(got) -> str | None:
         number = plain_number(got)[0]
@@ -180,6 +187,10 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
             return diagnosis(tr("you returned the quotient {q} itself; only whole requests fit: {expected}",
                                 q=_quotient_text(quotient), expected=expected),
                              tr("round down to whole requests with //: a part of a request cannot run"))
+        if isinstance(number, numbers.Real) and not isinstance(number, bool) and number == again != expected:
+            return diagnosis(tr("expected {expected}, got {got}: that is a 10 % reserve taken off free_bytes",
+                                expected=expected, got=int(number)),
+                             tr("free_bytes is already what is left for the caches: do not subtract a reserve again"))
         problem = _form(expected, got)
         if problem is not None:
             return problem

@@ -232,6 +232,9 @@ class BudgetFigure:
         # when the line is in the left half, where they are high
         self.limit_text = ax2.annotate("", (1, 1), xycoords=("data", "axes fraction"), textcoords="offset points",
                                        xytext=(0, 0), fontsize=SMALL_SIZE, color=COLORS["decode"])
+        # weights larger than the card: no curve to draw, so the panel says why it is empty
+        self.no_fit_text = ax2.text(0.5, 0.55, "", transform=ax2.transAxes, ha="center", va="center", fontsize=10,
+                                    color="#b00")
         ax2.set_xscale("log", base=2)
         ax2.xaxis.set_major_locator(LogLocator(base=16))  # 1, 16, 256, 4k, 64k: five labels to draw, not nine
         ax2.xaxis.set_major_formatter(_token_formatter)
@@ -289,10 +292,15 @@ class BudgetFigure:
             self.real_text.xyann = (-6, 7) if near_right else (6, 7)
             self.real_text.set_horizontalalignment("right" if near_right else "left")
             self.real_text.set_text(f"{state['n_if_real_only']:,}")
-        self.dot.set_visible(n > 0), self.floor.set_visible(n == 0)
+        weights_fit = state.get("weights_fit", True)
+        self.no_fit_text.set_visible(not weights_fit)
+        self.no_fit_text.set_text("" if weights_fit else tr("the weights do not fit\non this GPU"))
+        self.dot.set_visible(n > 0), self.floor.set_visible(n == 0 and weights_fit)
+        self.n_text.set_visible(weights_fit)
         (self.dot if n > 0 else self.floor).set_data([state["T"]], [max(n, bottom)])
         self.n_text.xy = (state["T"], max(n, bottom))
-        top = max(max(state["curve_n"]), max(state.get("curve_n_real_only") or [0]), 1) * 6  # room above the top point
+        # room above the top point; with the real-only count shown, room for its label too (at 6x it ran past the top)
+        top = max(max(state["curve_n"]), max(state.get("curve_n_real_only") or [0]), 1) * (20 if shown else 6)
         # below and left of its dot (under the falling curve); right of it at the left edge, above a 0 on the bottom
         # and above a dot near the bottom (below it, the number would sit on the tick labels)
         left_edge, right_edge = state["T"] <= 4 * T[0], state["T"] * 16 > T[-1]

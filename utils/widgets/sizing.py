@@ -198,11 +198,15 @@ class BudgetPlanner(Panel):
                 real = s["T"] * (1 - s["padding"])  # on average; a few tokens keep their decimal (0.1, not 0)
                 real_text = f"{real:,.1f}" if real < 100 and not float(real).is_integer() else f"{round(real):,}"
                 n = s["n_if_real_only"]
-                body += "<p>" + tr(
+                words = dict(padding=s["padding"], used=format_bytes(s["cache_used_bytes"]),
+                             padding_bytes=format_bytes(s["padding_bytes"]))
+                body += "<p>" + (tr(
+                    "With {padding:.1%} padding each request holds less than one real token on average: of the "
+                    "{used} of cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold "
+                    "padding.", **words) if real < 1 else tr(
                     "With {padding:.1%} padding each request holds {real} real tokens on average: of the {used} of "
                     "cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.",
-                    padding=s["padding"], real=real_text, used=format_bytes(s["cache_used_bytes"]),
-                    padding_bytes=format_bytes(s["padding_bytes"])) + " " + (
+                    real=real_text, **words)) + " " + (
                     tr("Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.") if n == 1 else
                     tr("Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.", n=n)) + "</p>"
         if s["T"] > s["max_context"]:
