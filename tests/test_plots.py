@@ -358,10 +358,31 @@ def test_long_context_ticks_are_plain_tokens_and_both_crossings_are_named_in_the
     ax0, ax1 = fig.axes[:2]
     shown = [t.get_text() for t, x in zip(ax0.get_xticklabels(), ax0.get_xticks()) if 0 <= x <= ax0.get_xlim()[1]]
     assert shown == ["0", "4,096", "8,192", "12,288", "16,384"]
-    notes = [t.get_text() for t in ax1.get_legend().get_texts()]
+    notes = [t.get_text() for t in fig.legends[0].get_texts()]  # the right panel's legend, under the panels
     assert any("7,090" in n for n in notes) and any("10,000" in n for n in notes)
     assert any("7,090" in t.get_text() for t in ax0.get_legend().get_texts())
     assert not ax0.texts and not ax1.texts
+    plt.close(fig)
+
+
+def test_the_long_context_legend_covers_no_line_and_the_fit_can_go_through_the_fastest_samples():
+    """Before, the right panel's legend sat over the dash-dotted crossing and pushed the y axis to about
+    1.75x the data; and the fit went through the medians while every rate used the fastest samples."""
+    from utils.config import ModelConfig
+    from utils.perf import Stats
+
+    cfg = ModelConfig(vocab_size=16000, n_layers=2, n_heads=8, n_kv_heads=8, d_model=512, d_ff=1376, max_seq_len=16385)
+    Ts = [512, 4096, 8192, 16384]
+    measured = {"T": Ts, "step": [Stats([0.010 + 1e-6 * T, 0.05, 0.05]) for T in Ts]}  # fastest: 10 ms + 1 µs per token
+    fig = plots.plot_bytes_and_step_time(cfg, measured, through="fastest")
+    fig.canvas.draw()
+    ax1 = fig.axes[1]
+    assert ax1.get_legend() is None
+    legend_box, axes_box = fig.legends[0].get_window_extent(), ax1.get_window_extent()
+    assert legend_box.y1 < axes_box.y0  # under the panel, not over its lines
+    assert ax1.get_ylim()[1] < 1.2 * 50  # no room kept for a legend inside: the slowest median is 50 ms
+    notes = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("10.00 ms" in n for n in notes) and any("10,000" in n for n in notes)  # the fit through the fastest
     plt.close(fig)
 
 
@@ -375,7 +396,25 @@ def test_a_lone_punctuation_token_is_quoted_in_the_prefill_figures():
     plt.close("all")
 
 
+def test_timeline_labels_name_the_token_each_segment_produced_not_the_one_fed():
+    # notebook 00: a bare 'cats' above the prefill bar could be read as the token fed to that segment
+    segments = [NS(phase="prefill" if i == 0 else "decode", step=i, start_s=i * 1e-3, duration_s=1e-3,
+                   end_s=(i + 1) * 1e-3) for i in range(3)]
+    fig = plots.plot_timeline(segments, ["cats", ".", "<EOS>"])
+    assert {"→ 'cats'", "→ '.'", "→ '<EOS>'"} <= {t.get_text() for t in fig.axes[0].texts}
+    plt.close("all")
+
+
 def test_the_ttft_per_token_panel_says_its_axis_is_logarithmic():
     fig = plots.plot_ttft([8, 16, 32], [0.004, 0.0045, 0.0055])
     assert fig.axes[1].get_yscale() == "log" and "log scale" in fig.axes[1].get_ylabel()
+    plt.close("all")
+
+
+def test_ttft_time_panel_has_a_linear_x_axis_and_the_per_token_panel_a_log_one():
+    """Linear x on the time panel, so a + b·T reads as a straight line, not as a hockey stick; log x on the
+    per-token panel, so the short prompts do not crowd."""
+    fig = plots.plot_ttft([8, 16, 32, 512], [0.004, 0.0045, 0.0055, 0.14])
+    assert [ax.get_xscale() for ax in fig.axes] == ["linear", "log"]
+    assert "200" in [t.get_text() for t in fig.axes[1].get_yticklabels()]  # 273 µs at T = 512: the tick below it
     plt.close("all")

@@ -52,10 +52,11 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
 
 
 def _quoted(word: str) -> str:
-    """A token above its bar, in quotes so that a lone "." reads as a token, not as a speck:
-    "'.'" in English ("'猫'" with "(cat)" under it), "“。”" in Chinese."""
+    """The token a bar produced, above it: an arrow (the segment's output, not the token it was fed),
+    then the token in quotes so that a lone "." reads as a token, not as a speck: "→ '.'" in English
+    ("→ '猫'" with "(cat)" under it), "→ “。”" in Chinese."""
     first, _, meaning = token_label(word, stacked=True).partition("\n")
-    return tr("'{token}'", token=first) + (f"\n{meaning}" if meaning else "")
+    return tr("→ '{token}'", token=first) + (f"\n{meaning}" if meaning else "")
 
 
 def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
@@ -63,7 +64,7 @@ def _bracket(ax, x0: float, x1: float, text: str, y: float = -0.31) -> None:
     gap = 0.004 * (ax.get_xlim()[1] if ax.get_xlim()[1] > x1 else x1)  # keep neighbouring brackets apart
     left, right = x0 + gap, max(x1 - gap, x0 + 2 * gap)
     ax.plot([left, left, right, right], [y + 0.06, y, y, y + 0.06], color="0.25", lw=1.2, clip_on=False)
-    ax.text((left + right) / 2, y - 0.05, text, ha="center", va="top", fontsize=SMALL_SIZE, color="0.15")
+    ax.text((left + right) / 2, y - 0.05, text, ha="center", va="top", fontsize=LEGEND_SIZE + 1, color="0.15")
 
 
 def plot_top_probs(words: list[str], probs, title: str | None = None, prompt: str | None = None,
@@ -129,13 +130,14 @@ def plot_ttft(T_values, seconds, title: str | None = None):
     ax1.set_ylabel(tr("TTFT: setup + prefill + first pick (ms)"))
     ax1.set_ylim(0, None)
     ax1.set_title(tr("TTFT grows with T"))
+    ax1.set_xlabel(tr("prompt length T (tokens)"))  # linear x: a + b·T reads as a straight line
+    ax1.set_xlim(0, None)
     ax2.plot(T, ms * 1e3 / T, "o-", color=COLORS["prefill"])
     ax2.set_ylabel(tr("TTFT per prompt token (µs, log scale)"))
-    for ax in (ax1, ax2):  # log x on both: the short prompts get as much room as the long ones
-        ax.set_xlabel(tr("prompt length T (tokens, log scale)"))
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(T, [f"{t:g}" for t in T])
-        ax.minorticks_off()
+    ax2.set_xlabel(tr("prompt length T (tokens, log scale)"))  # log x: the short prompts get as much room as the long
+    ax2.set_xscale("log", base=2)
+    ax2.set_xticks(T, [f"{t:g}" for t in T])
+    ax2.minorticks_off()
     ax2.set_yscale("log")
     lo, hi = ax2.get_ylim()
     hi *= 1.5
@@ -153,11 +155,13 @@ def plot_ttft(T_values, seconds, title: str | None = None):
     return fig
 
 
-def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None = None, colorbar: bool = True):
+def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None = None, colorbar: bool = True,
+                    clip_percentile: float | None = None):
     """Heatmap of one head's keys or values ``[T, d_h]``: one row per prompt token.
 
     Heatmaps side by side on one scale (the same ``vmax``) need one colour bar: pass ``colorbar=False``
-    to all but the last."""
+    to all but the last. ``clip_percentile``: ``vmax`` is that percentile of |value| (so one outlier does not
+    wash out the rest); the colour bar says so, and values beyond it get the end colours."""
     x = np.asarray(x, dtype=float)
     if ax is None:
         fig, (ax,) = new_figure(width=6.5, height=1.3 + 0.3 * max(len(words), 4))
@@ -170,7 +174,9 @@ def plot_kv_heatmap(x, words: list[str], title: str, ax=None, vmax: float | None
     ax.set_ylabel(tr("position t: token"))
     ax.set_title(title)
     if colorbar:
-        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=tr("value"))
+        label = tr("value") if clip_percentile is None else tr(
+            "value (colours clipped at ±{vmax:.1f},\nthe {p:g}th percentile of |value|)", vmax=vmax, p=clip_percentile)
+        fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label=label)
     fig.tight_layout()
     return fig
 
