@@ -153,3 +153,16 @@ def test_hf_crop_keeps_the_first_n_positions_as_our_crop_does():
         assert torch.equal(k, k_before[:, :, :4])
     with pytest.raises(ValueError, match="n must be <= 4"):
         hf_crop(theirs, 5)
+
+
+def test_hf_decode_positions_numbers_the_new_token_with_the_cache_length_and_removes_its_hook():
+    # notebook 00 reads transformers' position for a decode step through this helper, on 4.x and 5.x alike
+    from utils.hf import hf_decode_positions, hf_prefill
+
+    hf = _hf_model(**CONFIGS["GQA"])
+    ids = torch.randint(0, 113, (2, 5), generator=torch.Generator().manual_seed(6))
+    _, theirs = hf_prefill(hf, ids)
+    positions = hf_decode_positions(hf, ids[:, -1], theirs)  # (B, 1) or (1, 1)
+    assert positions.shape[-1] == 1 and set(positions.flatten().tolist()) == {5}
+    assert int(theirs.get_seq_length()) == 6  # the step ran and appended one position
+    assert not hf.model.rotary_emb._forward_hooks  # the model runs without the hook afterwards

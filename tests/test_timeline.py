@@ -48,7 +48,7 @@ def test_fastest_timeline_takes_each_step_minimum_as_its_name_says(model_tok):
 
 
 def test_count_tensor_ops_counts_what_a_pass_dispatches_whatever_its_length(model_tok):
-    # notebook 00: a pass calls the same operations for 3 tokens as for 30, its fixed cost
+    # a pass makes the same top-level calls for 3 tokens as for 30
     model, tok = model_tok
     ids = torch.randint(3, model.cfg.vocab_size, (1, 30), generator=torch.Generator().manual_seed(0))  # (B, T)
     ids_3 = ids[:, :3].clone()  # sliced here: a slice inside the counted call would be one more operation
@@ -57,6 +57,9 @@ def test_count_tensor_ops_counts_what_a_pass_dispatches_whatever_its_length(mode
     a, b = torch.ones(3), torch.ones(3)
     assert count_tensor_ops(lambda: a + b) == 1
     assert count_tensor_ops(lambda: None) == 0
+    x, w = torch.ones(2, 4), torch.ones(3, 4)
+    with torch.inference_mode():  # the dispatch mode sees the top-level op, not the kernels inside it
+        assert tensor_ops(lambda: torch.nn.functional.linear(x, w)) == ["linear"]
 
 
 def test_tensor_ops_names_each_dispatched_operation_in_order():

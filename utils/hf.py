@@ -4,6 +4,7 @@ weights, same logits), and their caches read in our terms.
     ours = from_hf(hf_model)                        # weight for weight
     logits, their_cache = hf_prefill(hf_model, ids)  # a DynamicCache, as prefill(ours, ids) fills a KVCache
     hf_decode_step(hf_model, token, their_cache)    # one token per row, as decode_step(ours, token, cache)
+    hf_decode_positions(hf_model, token, their_cache)  # the same step; returns the positions RoPE got, [B, 1]
     hf_cache_layers(their_cache)                    # [(K, V) per layer], each [B, H_kv, T, d_h]
     hf_cache_gap(our_cache, their_cache)            # the largest |ours - theirs| over every layer's K and V
     hf_crop(their_cache, n)                         # keep the first n positions, as our cache.crop(n)
@@ -173,6 +174,26 @@ def hf_decode_step(hf_model, token_ids: torch.Tensor, cache) -> torch.Tensor:
     cache length (``position_ids = arange(1) + cache.get_seq_length()``); 4.x also passes that index on as
     ``cache_position`` (where a static cache writes), while a ``DynamicCache`` simply appends."""
     return hf_prefill(hf_model, token_ids[:, None], cache)[0]  # (B, 1) in, (B, V) out
+
+
+def hf_decode_positions(hf_model, token_ids: torch.Tensor, cache) -> torch.Tensor:
+    """Run ``hf_decode_step`` (``cache`` grows by one position) and return the position ids ``[B, 1]``
+    transformers handed its rotary embedding (RoPE) for the new token: the position it numbered it with.
+
+    A forward hook on ``hf_model.model.rotary_emb`` reads them: 5.x passes ``position_ids`` by keyword,
+    4.x by position. The hook is removed afterwards, even if the step raised.
+    """
+    seen = []
+
+    def record(module, args, kwargs, output):  # rotary_emb(hidden_states, position_ids)
+        seen.append(kwargs["position_ids"] if "position_ids" in kwargs else args[1])
+
+    hook = hf_model.model.rotary_emb.register_forward_hook(record, with_kwargs=True)
+    try:
+        hf_decode_step(hf_model, token_ids, cache)
+    finally:
+        hook.remove()
+    return seen[0]  # (B, 1), or (1, 1) when every row shares the positions
 
 
 def hf_crop(past_key_values, n: int) -> None:

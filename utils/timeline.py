@@ -4,8 +4,8 @@
 (``step_times_s``); a timeline lays them end to end as bars a plot can draw
 (``utils.plots.plot_timeline``). A single run on a shared CPU can catch a pause of the scheduler
 in any step, so ``median_timeline`` (each segment's median) and ``fastest_timeline`` (each segment's
-minimum) combine several runs of the same generation, segment by segment. ``count_tensor_ops``
-counts the tensor operations one call dispatches: the fixed work a forward pass pays whatever T.
+minimum) combine several runs of the same generation, segment by segment. ``tensor_ops`` names the
+tensor operations a call makes, as a dispatch mode sees them (``count_tensor_ops`` counts them).
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def _combine(results: Sequence[GenerationResult], row: int, pick) -> list[Segmen
 
 
 class _OpLog(TorchDispatchMode):
-    # sees every tensor operation torch dispatches to a kernel (aten::mm, aten::add, ...), names it, runs it
+    # sees each aten call that reaches the dispatch mode (aten::linear, aten::add, ...), names it, runs it
     def __init__(self) -> None:
         super().__init__()
         self.names: list[str] = []
@@ -105,9 +105,10 @@ class _OpLog(TorchDispatchMode):
 
 
 def tensor_ops(fn: Callable[[], object]) -> list[str]:
-    """The tensor operations (aten kernels) that calling ``fn()`` dispatches, by name, in order.
-
-    An operation that runs inside a fused kernel is not dispatched, so it is not seen.
+    """The tensor operations that calling ``fn()`` makes, by name, in order: the calls the dispatch
+    mode sees. Under ``torch.inference_mode`` these are the top-level ops (a linear is one ``linear``),
+    not the kernels inside them; outside it, some ops are seen decomposed (a linear as ``t`` and ``mm``).
+    An operation that runs inside a fused kernel is not seen.
     """
     log = _OpLog()
     with log:
@@ -116,9 +117,7 @@ def tensor_ops(fn: Callable[[], object]) -> list[str]:
 
 
 def count_tensor_ops(fn: Callable[[], object]) -> int:
-    """How many tensor operations (aten kernels) calling ``fn()`` dispatches, e.g. one prefill.
-
-    Each operation costs a few microseconds of Python and dispatch on a CPU, however small its
-    tensors: for a tiny model that count, not the number of tokens, sets the time of a pass.
+    """How many tensor operations calling ``fn()`` makes, as ``tensor_ops`` sees them: under
+    ``torch.inference_mode``, the top-level ops (a linear is one), not the kernels inside them.
     """
     return len(tensor_ops(fn))
