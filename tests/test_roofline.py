@@ -81,6 +81,18 @@ def test_fit_step_time_recovers_a_straight_line():
     assert fixed == pytest.approx(0.004) and per_token == pytest.approx(5e-7)
 
 
+def test_fit_step_time_through_the_fastest_samples_ignores_slow_ones():
+    """Notebook 03 fits through each T's fastest sample, as its rates do: a fit through the medians put
+    the fixed part above the whole fastest step at the shortest T."""
+    Ts = (0, 1000, 2000, 4000)
+    measured = {"T": list(Ts), "step": [Stats([0.004 + 5e-7 * T, 0.02, 0.03]) for T in Ts]}  # two slowed samples
+    fixed, per_token = fit_step_time(measured, through="fastest")
+    assert fixed == pytest.approx(0.004) and per_token == pytest.approx(5e-7)
+    assert fit_step_time(measured)[0] == pytest.approx(0.02)  # the medians are the slowed samples
+    with pytest.raises(ValueError, match="through"):
+        fit_step_time(measured, through="mean")
+
+
 def test_the_roofline_figure_has_one_legend_and_labels_each_ridge_where_it_stands():
     """Each panel's ridge batch is written beside its own line (panels differ in T, so in B); the curves,
     alike in every panel, are named once, under the panels: the figure's legend was too dense."""

@@ -28,12 +28,12 @@ def _cat(tensors: list[torch.Tensor], dim: int) -> torch.Tensor | None:
 def _cache_mistake(name: str, got: torch.Tensor, old: torch.Tensor, new: torch.Tensor) -> str | None:
     T = old.shape[2]
     if _equal(got, _cat([new, old], 2)):
-        return diagnosis(tr("{name}: the new positions come first; the {T} cached positions must come first, "
+        return diagnosis(tr("{name}: the new positions come first; the cached positions (T = {T}) must come first, "
                             "then the new ones", name=name, T=T),
                          tr("order matters on the time axis: the old keys first, then the new: "
                             "`torch.cat([cache_k, k_new], dim=2)`"))
     if _equal(got, new):
-        return diagnosis(tr("{name}: only the new positions came back; the {T} cached ones are gone", name=name, T=T),
+        return diagnosis(tr("{name}: only the new positions came back; the cached ones (T = {T}) are gone", name=name, T=T),
                          tr("the cache keeps everything it held: append the new positions after it "
                             "(`torch.cat` on dim=2)"))
     for dim, axis in _AXES.items():
@@ -68,6 +68,12 @@ def cache_pair_judge(cache_k, cache_v, k_new: torch.Tensor, v_new: torch.Tensor)
     def judge(got) -> str | None:
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
+        if cache_k is None and (got[0] is None or got[1] is None):  # the empty cache's None passed on
+            return diagnosis(tr("the cache was empty (None) and None came back"),
+                             tr("from an empty cache return k_new, v_new: they are all the layer holds"))
+        if not all(isinstance(x, torch.Tensor) for x in got):
+            return FormProblem(tr("expected a pair of tensors (K, V), got ({a}, {b})",
+                                  a=type(got[0]).__name__, b=type(got[1]).__name__))
         if _equal(got[0], expected[1]) and _equal(got[1], expected[0]):
             return diagnosis(tr("K and V are swapped"), tr("return (K, V) in this order, as the cache stores them"))
         return (about("K", got[0], cache_k, k_new, expected[0], "v_new", v_new)

@@ -279,9 +279,11 @@ def decode_time_vs_context(model, context_lens, repeats: int = 9, *, steps_per_s
     return {"T": Ts, "step": [Stats(samples[T]) for T in Ts]}
 
 
-def fit_step_time(measured: dict) -> tuple[float, float]:
-    """Least-squares line through ``decode_time_vs_context``'s medians: ``(fixed_s, per_token_s)``,
-    the seconds a step takes at T = 0 (the weights' part) and what each cached token adds."""
-    per_token, fixed = np.polyfit(np.asarray(measured["T"], dtype=float),
-                                  [s.median for s in measured["step"]], 1)
+def fit_step_time(measured: dict, through: str = "median") -> tuple[float, float]:
+    """Least-squares line through ``decode_time_vs_context``'s medians (``through="fastest"``: through
+    each T's fastest sample, the one least disturbed by other work): ``(fixed_s, per_token_s)``, the
+    seconds a step takes at T = 0 (the weights' part and per-step overhead) and what each cached token adds."""
+    check_choice("through", through, ("median", "fastest"))
+    times = [s.median if through == "median" else min(s.samples) for s in measured["step"]]
+    per_token, fixed = np.polyfit(np.asarray(measured["T"], dtype=float), times, 1)
     return float(fixed), float(per_token)

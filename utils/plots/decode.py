@@ -253,13 +253,15 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     return fig
 
 
-def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None):
+def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | None = None, through: str = "median"):
     """Bytes a cached step reads against T, beside the measured time of a step, on the same T axis.
 
     ``measured``: ``utils.perf.decode_time_vs_context``'s result. Left: the weights (the same
     at every T), the K/V cache (linear in T) and their sum. Right: the median time per step, with
-    bars from the first to the third quartile of the samples, and the straight line fitted through
-    the medians (``fit_step_time``) split the same way: a fixed part and a part growing with T.
+    bars from the first to the third quartile of the samples, each T's fastest sample, and the straight
+    line fitted through the medians or (``through="fastest"``) the fastest samples (``fit_step_time``),
+    split the same way: a fixed part and a part growing with T. The right panel's legend sits under
+    the panels, so that it covers no line.
     A dotted line on both marks the T at which the K/V bytes reach the weight bytes; a dash-dotted one on
     the right the T at which the fitted growing part reaches the fixed part. The legends name both lines
     (a label at a line's foot would sit on whichever curve passes there). T is in plain tokens.
@@ -271,8 +273,8 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     w = np.array([c.bytes["weights"] for c in costs]) / mib
     kv = np.array([c.bytes["kv_read"] for c in costs]) / mib
     cross = kv_weights_crossover(cfg, dtype=dtype)
-    fixed, per_token = (x * 1e3 for x in fit_step_time(measured))  # ms, ms per token
-    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 4.4))
+    fixed, per_token = (x * 1e3 for x in fit_step_time(measured, through))  # ms, ms per token
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(12, 5.1))
     ax0.plot(T, w, color=COLORS["mask"], label=tr("weights (the same at every T)"))
     ax0.plot(T, kv, color=COLORS["K"], label=tr("K/V cache (grows with T)"))
     ax0.plot(T, w + kv, color="black", ls=":", label=tr("total"))
@@ -288,7 +290,9 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
     q3 = np.array([s.q3 for s in measured["step"]]) * 1e3
     ax1.errorbar(T_meas, med, yerr=[med - q1, q3 - med], fmt="o", color=COLORS["cached"], ecolor="black",
                  capsize=4, zorder=5, label=tr("measured: median, bars first to third quartile"))
-    ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.75)  # room for the legend's six rows
+    fastest = np.array([min(s.samples) for s in measured["step"]]) * 1e3
+    ax1.plot(T_meas, fastest, "v", color=COLORS["recompute"], zorder=6, label=tr("measured: fastest sample"))
+    ax1.set_ylim(0, max(q3.max(), fixed + per_token * T[-1]) * 1.1)  # the legend sits under the panel
     ax1.set_ylabel(tr("time per step (ms)"))
     ax1.set_title(tr("What one step takes (measured)"))
     time_cross = fixed / per_token if per_token > 0 else float("inf")  # where the fitted parts are equal
@@ -305,11 +309,14 @@ def plot_bytes_and_step_time(cfg, measured: dict, dtype="float32", title: str | 
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, pos=None: f"{x:,.0f}"))
         ax.set_xlabel(tr("context length T (tokens in the cache)"))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=LEGEND_SIZE, loc="upper left", framealpha=1)  # opaque: the crossing lines pass behind
+    ax0.legend(fontsize=LEGEND_SIZE, loc="upper left", framealpha=1)  # opaque: the crossing lines pass behind
+    # the right panel's legend under both panels: inside it would cover the lines and force the y axis up
+    fig.legend(*ax1.get_legend_handles_labels(), fontsize=LEGEND_SIZE, loc="lower center", ncol=3,
+               bbox_to_anchor=(0.5, 0.01), title=tr("right panel"), title_fontsize=LEGEND_SIZE)
     fig.suptitle(title or tr("Decode over a long context: L={L}, C={C}, H={H}, H_kv={H_kv}, d_h={d_h}, V={V} "
                              "(1 CPU thread)", L=cfg.n_layers, C=cfg.d_model, H=cfg.n_heads, H_kv=cfg.n_kv_heads,
                              d_h=cfg.head_dim, V=cfg.vocab_size), fontsize=10)
-    fig.subplots_adjust(left=0.06, right=0.98, top=0.86, bottom=0.14, wspace=0.2)
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.89, bottom=0.31, wspace=0.2)
     return fig
 
 
