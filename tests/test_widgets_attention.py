@@ -138,3 +138,20 @@ def test_one_query_head_reads_singular():
     p = no_plot(AttentionShapesPanel())
     p.controls["H"].value = 1
     assert "1 query head(s)" in p.html.value and "1 query heads" not in p.html.value
+
+
+def test_a_group_of_one_query_head_reads_singular():
+    """Before, MHA read "Query heads 0 → K/V head 0": a group of one head gets "Query head 0 → K/V head 0"."""
+    from utils.i18n import set_language
+
+    p = no_plot(AttentionShapesPanel())
+    p.controls["H"].value, p.controls["H_kv"].value = 4, 4  # MHA: one query head per group
+    assert "Query head 0 → K/V head 0" in p.html.value and "query heads 0 →" not in p.html.value.lower()
+    p.controls["H_kv"].value = 2  # GQA: two per group
+    assert "Query heads 0, 1 → K/V head 0" in p.html.value
+    set_language("zh")
+    try:
+        p.controls["H_kv"].value = 4
+        assert "查询头 0 → K/V 头 0" in p.html.value
+    finally:
+        set_language("en")

@@ -6,6 +6,7 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap
+from matplotlib.patches import Patch
 from matplotlib.textpath import TextToPath
 
 from ..i18n import tr
@@ -15,17 +16,24 @@ _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # Chinese chara
 _TEXT = TextToPath()  # measures a text's width in a font without drawing it
 
 
-def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = True) -> None:
+_MASKED = "#f2f2f2"  # the colour of a False (masked) cell
+
+
+def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = True, aspect: str = "auto",
+              rows: int | None = None) -> None:
     """Draw a boolean mask ``[T_q, T_k]`` on ``ax``: coloured = query i may attend to key j.
 
     ``offset`` is the absolute position of the first query (the cache length in decode), so
     the y labels show where each query really sits. ``key`` adds a two-colour bar beside the mask
-    that says which colour is True (may attend) and which is False (masked).
+    that says which colour is True (may attend) and which is False (masked); several masks side by
+    side share one key instead (``key=False`` and ``mask_key``). ``aspect="equal"`` draws square cells;
+    ``rows`` leaves room for that many query rows, the mask's at the bottom (after a cache, the rows above
+    are the earlier queries, left blank), so masks of different T_q drawn side by side keep one cell size.
     """
     m = np.asarray(mask, dtype=float)  # (T_q, T_k)
     T_q, T_k = m.shape
-    im = ax.imshow(m, cmap=ListedColormap(["#f2f2f2", COLORS["prefill"]]), norm=BoundaryNorm([0, 0.5, 1], 2),
-                   aspect="auto", interpolation="nearest")
+    im = ax.imshow(m, cmap=ListedColormap([_MASKED, COLORS["prefill"]]), norm=BoundaryNorm([0, 0.5, 1], 2),
+                   aspect=aspect, interpolation="nearest")
     if key:
         bar = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, ticks=[0.25, 0.75])
         bar.ax.set_yticklabels([tr("False:\nmasked"), tr("True:\nmay attend")])
@@ -44,6 +52,17 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = T
     ax.set_ylabel(tr("query position offset + i (offset = {n})", n=offset) if offset
                   else tr("query position i (token index)"))
     ax.set_title(tr("Causal mask") if title is None else title)
+    if rows is not None:
+        ax.set_ylim(T_q - 0.5, T_q - 0.5 - max(rows, T_q))  # top to bottom, as imshow draws rows
+
+
+def mask_key(fig) -> None:
+    """One key under several masks drawn with ``key=False``: which colour is True (may attend) and which
+    False (masked). Lays the figure out, leaving room for the key below the panels."""
+    handles = [Patch(facecolor=COLORS["prefill"], label=tr("True: may attend")),
+               Patch(facecolor=_MASKED, edgecolor="#999999", label=tr("False: masked"))]
+    fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False, fontsize=LEGEND_SIZE)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
 
 
 def _fit_upright(ax, labels) -> bool:

@@ -111,7 +111,8 @@ class AttentionShapesPanel(Panel):
             f"<tr><td><code>{n}</code></td><td>{what}</td><td>[{sym}]</td>"
             f"<td><code class=\"shape-{n}\">{_shape(s['shapes'][n])}</code></td></tr>"
             for n, what, sym in rows)
-        groups = tr("; ").join(tr("query heads {heads} → K/V head {j}", j=j, heads=", ".join(map(str, g)))
+        groups = tr("; ").join(tr("query heads {heads} → K/V head {j}", j=j, heads=", ".join(map(str, g))) if len(g) > 1
+                               else tr("query head {head} → K/V head {j}", j=j, head=g[0])  # MHA: groups of one
                                for j, g in enumerate(s["groups"]))
         groups = groups[:1].upper() + groups[1:]  # it starts a sentence
         head = "".join(f"<th>{h}</th>" for h in (tr("tensor"), tr("what"), tr("symbols"), tr("shape")))

@@ -1,0 +1,168 @@
+"""Judges of notebook 01's exercises, the causal mask with a cache and ``repeat_kv``: each recognises the
+mistakes learners make (the mask without its offset, a float 0/1 mask, the heads tiled by ``x.repeat``, an
+input written in place...) and names them, as ``mistakes.py`` does for notebooks 02-05.
+
+Everything said goes through ``tr``; values through ``fmt``.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..i18n import tr
+from . import solutions as S
+from .judges import Case, diagnosis, expected_got, fmt, is_form_problem, same_tensor
+from .mistakes import Judge, _equal
+
+
+# --- 01.causal_mask ---------------------------------------------------------------------------------
+
+def mask_judge(T_q: int, T_k: int) -> Judge:
+    """The mask [T_q, T_k] for T_q queries after T_k - T_q cached keys."""
+    expected = S.causal_mask(T_q, T_k)
+    form, offset = same_tensor(expected), T_k - T_q
+    band = torch.ones(T_q, T_k, dtype=torch.bool)
+
+    def judge(got) -> str | None:
+        if (isinstance(got, torch.Tensor) and got.is_floating_point() and tuple(got.shape) == (T_q, T_k)
+                and bool(((got == 0) | (got == -torch.inf)).all())):  # SDPA's other mask form: added to the scores
+            return diagnosis(
+                tr("you returned an additive float mask (0 / -inf, dtype {dtype}): the check wants booleans",
+                   dtype=got.dtype),
+                tr("return booleans, True = may attend (an additive mask is 0 where True and -inf where False)"))
+        if (isinstance(got, torch.Tensor) and got.is_floating_point() and tuple(got.shape) == (T_q, T_k)
+                and bool(((got == 0) | (got == 1)).all())):  # a 0/1 mask in float: SDPA would add it to the scores
+            return diagnosis(
+                tr("you returned a float 0/1 mask (dtype {dtype}): the check wants booleans, and SDPA treats a float "
+                   "mask as additive, so a 0/1 mask masks nothing", dtype=got.dtype),
+                tr("return booleans, True = may attend: build the mask with a comparison, or end with `.bool()`"))
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_q, T_q) and T_q != T_k:
+            return diagnosis(
+                tr("your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys",
+                   shape=[T_q, T_q], n=offset),
+                tr("the mask needs a column for every key, the cached ones first: [T_q, T_k]"))
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_k, T_k) and T_q != T_k:
+            return diagnosis(
+                tr("your mask is the whole square [T_k, T_k] = {shape}: only the new queries make rows "
+                   "(T_q = {n}), expected [T_q, T_k] = {expected}", shape=[T_k, T_k], n=T_q, expected=[T_q, T_k]),
+                tr("the cached keys' queries were computed earlier and are not made again: keep one row per new "
+                   "query, the last T_q rows of the square (or build [T_q, T_k] with the diagonal shifted right)"))
+        if (isinstance(got, torch.Tensor) and T_k > 1 and tuple(got.shape) == (T_k, T_q)
+                and torch.equal(got.bool(), expected.T)):  # keys as rows, queries as columns
+            return diagnosis(tr("rows are queries, columns keys: you returned the transpose, [T_k, T_q]: expected "
+                                "{expected}, got {got}", expected=fmt(expected.int()), got=fmt(got.int())),
+                             tr("row i of the mask is query i, column j is key j: build it as [T_q, T_k], True "
+                                "where key j's position <= query i's position T_k - T_q + i"))
+        problem = form(got)
+        if problem is None or is_form_problem(problem):
+            return problem
+        got = got.bool()
+        swapped = tr(" (or True and False are swapped: True = may attend)") if torch.equal(got, ~expected) else ""
+        if offset and torch.equal(got, band.tril(0)):
+            return diagnosis(
+                tr("your diagonal starts at key 0, as if nothing were cached: query 0 sees key 0 only, "
+                   "expected {expected}, got {got}", expected=fmt(expected.int()), got=fmt(got.int())),
+                tr("the T_k - T_q cached keys come before the queries: query i sits at position T_k - T_q + i, so "
+                   "the diagonal moves right by T_k - T_q"))
+        if torch.equal(got, band.tril(offset - 1)):
+            return diagnosis(tr("each query misses its own key: expected {expected}, got {got}",
+                                expected=fmt(expected.int()), got=fmt(got.int())) + swapped,
+                             tr("a query attends to itself too: query i sees keys 0 ... T_k - T_q + i, that key "
+                                "included (<=, not <)"))
+        if offset and torch.equal(got, band.tril(-offset)):
+            if not bool(got.any()):  # one query: the flipped diagonal hides every key, as swapped True/False would
+                return diagnosis(
+                    tr("no query may see any key, not even its own: expected {expected}, got {got}",
+                       expected=fmt(expected.int()), got=fmt(got.int())) + swapped,
+                    tr("True = may attend, and the T_k - T_q cached keys come before the queries: query i sees keys "
+                       "0 ... T_k - T_q + i, a diagonal shifted right (`tril(T_k - T_q)`), not left"))
+            return diagnosis(
+                tr("your diagonal moved left by T_k - T_q = {n} instead of right: expected {expected}, got {got}",
+                   n=offset, expected=fmt(expected.int()), got=fmt(got.int())),
+                tr("the cached keys come before the queries, so the diagonal shifts right: `tril(T_k - T_q)`, "
+                   "not `tril(T_q - T_k)`"))
+        if torch.equal(got, ~expected):
+            return diagnosis(tr("True and False are swapped: expected {expected}, got {got}",
+                                expected=fmt(expected.int()), got=fmt(got.int())),
+                             tr("True means may attend (as in `causal_mask` and SDPA's bool mask): True at the keys at "
+                                "or before each query's position"))
+        if torch.equal(got, band.tril(offset + 1)):
+            return diagnosis(tr("each query sees one key of its future: expected {expected}, got {got}",
+                                expected=fmt(expected.int()), got=fmt(got.int())),
+                             tr("query i sees keys 0 ... T_k - T_q + i and no further: the next key is its future"))
+        return expected_got(expected.int(), got.int())  # a mask reads as 0/1, like every message above
+    return judge
+
+
+# --- 01.repeat_kv -----------------------------------------------------------------------------------
+
+def _arrows(heads: list) -> str:
+    return ", ".join(f"{i}→{'?' if j is None else j}" for i, j in enumerate(heads))
+
+
+def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
+    """Names which K/V head each query head reads (x holds distinct numbers in every head)."""
+    expected = S.repeat_kv(x, n_rep)
+    form = same_tensor(expected)
+    B, H_kv, T, d_h = x.shape
+
+    def judge(got) -> str | None:
+        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T * n_rep, d_h):
+            return diagnosis(tr("you repeated along the time axis: shape {got}, expected {expected}",
+                                got=list(got.shape), expected=list(expected.shape)),
+                             tr("the copies go on the heads axis, dim=1: [B, H_kv, T, d_h] -> "
+                                "[B, H_kv * n_rep, T, d_h]"))
+        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(x.shape):
+            return diagnosis(tr("nothing was repeated: shape {got}, expected {expected}; each of the {H} query heads "
+                                "needs a K/V head", got=list(got.shape), expected=list(expected.shape), H=H_kv * n_rep),
+                             tr("each K/V head appears n_rep times on dim=1, once for each query head of its group"))
+        if T != d_h and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv * n_rep, d_h, T):
+            return diagnosis(tr("time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]",
+                                got=list(got.shape), expected=list(expected.shape)),
+                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
+                                "transpose, and a reshape or view lists the axes in that order"))
+        problem = form(got)
+        if problem is None or is_form_problem(problem):
+            return problem
+        if T == d_h and _equal(got, expected.transpose(2, 3)):  # square [T, d_h]: the swap keeps the shape
+            return diagnosis(tr("time and d_h changed places: your [T, d_h] matrices are transposed"),
+                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
+                                "transpose, and a reshape or view lists the axes in that order"))
+        if n_rep > 1 and _equal(got, x.repeat_interleave(n_rep, dim=2).reshape(expected.shape)):
+            return diagnosis(tr("you copied along the time axis, then reshaped to {H} heads: each query head now holds "
+                                "repeated time steps of one K/V head, not the whole head", H=H_kv * n_rep),
+                             tr("copy whole heads, on the heads axis (dim=1): `repeat_interleave(n_rep, dim=1)`, or "
+                                "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`"))
+        mine = [next((j for j in range(H_kv) if _equal(got[:, i], x[:, j])), None) for i in range(H_kv * n_rep)]
+        want = [i // n_rep for i in range(H_kv * n_rep)]
+        text = tr("query head i reads K/V head j: yours {mine}; expected {want}",
+                  mine=_arrows(mine), want=_arrows(want))
+        text += tr(" (? = that head holds numbers from no single K/V head)") if None in mine else ""
+        if mine == [i % H_kv for i in range(H_kv * n_rep)]:
+            return diagnosis(text, tr("your copies are tiled: all the heads, then all of them again, so query head i "
+                                      "reads K/V head i % H_kv (what `x.repeat`, `torch.tile` or an `expand` with the "
+                                      "new axis before the heads, `x[:, None].expand(B, n_rep, H_kv, T, d_h)`, lay "
+                                      "out); the n_rep copies of one head must sit side by side: "
+                                      "`repeat_interleave(n_rep, dim=1)`, or the new axis after the heads, "
+                                      "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h)`, then `reshape`"))
+        return text
+    return judge
+
+
+def repeat_kv_case(words: str, x: torch.Tensor, n_rep: int, hint: str = "") -> Case:
+    """A ``repeat_kv`` case whose judge also checks that the learner's function left its input as it was:
+    in an engine ``x`` is the cache, and a function that writes into it corrupts every later step."""
+    passed: dict[str, torch.Tensor] = {}
+    heads = head_map_judge(x, n_rep)
+
+    def run(fn):
+        passed["x"] = x.clone()  # the learner's own copy: compared with x after the call
+        return fn(passed["x"], n_rep)
+
+    def judge(got) -> str | None:
+        if "x" in passed and not torch.equal(passed["x"], x):
+            return diagnosis(tr("your function changed its input in place: x holds other numbers after the call"),
+                             tr("return a new tensor and leave x as it is (in an engine x is the cache): no in-place "
+                                "operation such as `x.zero_()` or `x[...] = ...` on the input"))
+        return heads(got)
+    return Case(words, run, judge, hint)
+
