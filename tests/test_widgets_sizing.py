@@ -157,10 +157,13 @@ def check_planner(p: BudgetPlanner) -> None:
     assert p.state["real_tokens_per_request"] == round(real_T)
     assert p.state["real_bytes"] == round(n * cache_bytes_for(cfg, 1, v["T"], v["dtype"]) * (1 - v["padding"]))
     assert p.state["real_bytes"] + p.state["padding_bytes"] == p.state["cache_used_bytes"] == n * p.state["per_request_bytes"]
-    assert p.state["n_if_real_only"] == max_concurrent_requests(
-        cfg, real_T, v["GPU_GiB"] * 2**30, weight_bytes=weights, dtype=v["dtype"], reserve_fraction=v["reserve"])
-    assert p.state["n_if_real_only"] >= n
-    if v["padding"] > 0 and p.state["weights_fit"]:
+    if real_T < 1:  # under one real token per request: no count of requests holding a fraction of one
+        assert p.state["n_if_real_only"] is None
+    else:
+        assert p.state["n_if_real_only"] == max_concurrent_requests(
+            cfg, real_T, v["GPU_GiB"] * 2**30, weight_bytes=weights, dtype=v["dtype"], reserve_fraction=v["reserve"])
+        assert p.state["n_if_real_only"] >= n
+    if v["padding"] > 0 and p.state["weights_fit"] and real_T >= 1:
         assert f'<b class="n-real-only">{p.state["n_if_real_only"]:,}</b>' in p.html.value
     else:
         assert "n-real-only" not in p.html.value
@@ -233,10 +236,11 @@ def test_planner_real_tokens_curve_has_no_steps_at_small_T():
     requests that would fit held flat between neighbouring T (1 and 2, 3 and 4) and drew steps."""
     s = no_plot(BudgetPlanner(T=8192, padding=0.4375)).state
     curve = s["curve_n_real_only"]
-    assert all(a > b for a, b in zip(curve, curve[1:]) if b > 0)  # falls at every longer T
+    assert curve[0] is None and all(c is not None for c in curve[1:])  # T = 1 holds 0.56 real tokens: no count
+    assert all(a > b for a, b in zip(curve[1:], curve[2:]) if b > 0)  # falls at every longer T
     share = 1 - 0.4375
     reserved = s["curve_n"]  # the same memory, each request holding share x T tokens: 1 / share times as many
-    assert all(abs(r / share - c) <= 1 / share + 1 for r, c in zip(reserved, curve))  # up to the floors
+    assert all(abs(r / share - c) <= 1 / share + 1 for r, c in zip(reserved[1:], curve[1:]))  # up to the floors
 
 
 def test_planner_without_padding_draws_one_curve():
@@ -307,9 +311,9 @@ def test_planner_padding_slider_reaches_the_batch_share_and_speaks_of_a_few_toke
 
 
 def test_planner_labels_stay_inside_their_panel_at_the_extremes():
-    """Regression: GPT-2 on 192 GiB at T = 1 and 90 % padding clipped the real-only count (55,890,296) at the top
-    of the right panel; weights larger than the card left that panel empty but for a "0": it now says why."""
-    p = BudgetPlanner(model="GPT-2 (124M)", GPU_GiB=192, T=1, padding=0.9)
+    """Regression: GPT-2 on 192 GiB at T = 16 and 90 % padding clipped the real-only count at the top of the right
+    panel; weights larger than the card left that panel empty but for a "0": it now says why."""
+    p = BudgetPlanner(model="GPT-2 (124M)", GPU_GiB=192, T=16, padding=0.9)
     fig = p.fig
     fig.canvas.draw()
     ax = fig.axes[1]
@@ -352,3 +356,20 @@ def test_planner_draws_a_setting_once_and_shows_it_again_when_a_slider_comes_bac
     T.value = 4096
     assert len(draws) == 1  # 4096 once; the start's picture was drawn when the planner was built
     assert planner.state["n_requests"] == 114
+
+
+def test_planner_names_no_real_only_count_under_one_real_token_per_request():
+    """Regression: at T = 1 and 90 % padding the planner said "111,713,080 requests would fit" holding only their
+    real tokens, 0.1 token each, and drew that count over the real-only curve. Under one real token per request
+    there is no such count: no text, no dot, and the curve starts at the first T with one real token."""
+    p = BudgetPlanner(T=1, padding=0.9)
+    s = p.state
+    assert s["n_if_real_only"] is None and "n-real-only" not in p.html.value
+    assert "less than one real token on average" in p.html.value
+    fig = p._figure
+    assert not fig.real_dot.get_visible() and not fig.real_text.get_visible()
+    shown_T = [t for t, c in zip(s["curve_T"], s["curve_n_real_only"]) if c is not None]
+    assert min(shown_T) * (1 - 0.9) >= 1 and all(t * (1 - 0.9) < 1 for t in s["curve_T"] if t < min(shown_T))
+    assert fig.real_curve.get_visible()  # the longer T still have a real-only count
+    p.controls["T"].value = 16  # 1.6 real tokens: the count is back
+    assert p.state["n_if_real_only"] > 0 and p._figure.real_text.get_visible()

@@ -94,10 +94,14 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
     candidates.append((f(config, 1, batch_size, dtype), tr("{got:,} bytes is the cache of one token; each sequence "
                                                            "holds {T:,}", got=f(config, 1, batch_size, dtype), T=seq_len),
                        tr("the cache holds every position: multiply by seq_len")))
-    if "num_key_value_heads" not in config and H != 1:  # a missing field read as MQA (when L = H, also one layer's)
+    if "num_key_value_heads" not in config and H != 1:  # a missing field read as MQA
         wrong = f({**config, "num_key_value_heads": 1}, seq_len, batch_size, dtype)
-        candidates.append((wrong, tr("{got:,} bytes is the cache with H_kv = 1 (MQA), 1/{H} of the right size",
-                                     got=wrong, H=H),
+        # when L = H (Llama-2-7B: 32 and 32), one layer's cache is the same number: name both
+        candidates.append((wrong, tr("{got:,} bytes is the cache with H_kv = 1 (MQA), or of a single layer (L = H = "
+                                     "{H} here), 1/{H} of the right size", got=wrong, H=H) if L == H else
+                           tr("{got:,} bytes is the cache with H_kv = 1 (MQA), 1/{H} of the right size", got=wrong, H=H),
+                           tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1; and every layer "
+                              "keeps its own K and V: multiply by num_hidden_layers", H=H) if L == H else
                            tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1", H=H)))
     candidates.append((f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype),
                        tr("{got:,} bytes is one layer's cache; the model has {L} layers",

@@ -80,7 +80,9 @@ def _plot_models_log(ax, per_token: dict[str, int], T_max: int, limits: dict[str
         ax.text(T_min / 1.15, 10**y, m, ha="right", va="center", fontsize=SMALL_SIZE, color=ends[m])
     for g in gpu_gib:
         ax.axhline(g, color=COLORS["mask"], linestyle=":", linewidth=1)
-        ax.text(T_min / 12, g, f"{g} GiB GPU", va="bottom", ha="left", fontsize=SMALL_SIZE, color=COLORS["mask"])
+        # a whole card: the weights (and a reserve) take their share first, so a cache below the line may not fit
+        ax.text(T_min / 12, g, tr("{g} GiB: a whole GPU, weights not counted", g=g), va="bottom", ha="left",
+                fontsize=SMALL_SIZE, color=COLORS["mask"])
     ax.set_xlabel(tr("context length T (tokens, log scale)\neach line ends at its model's max context (dot)"))
     ax.set_ylabel(tr("KV cache memory ({unit}, log scale)", unit="GiB"))
 
@@ -120,14 +122,18 @@ class KVLines:
         self.lines = {label: ax.plot([], [], label=label)[0] for label in labels}
         self.beyond = {label: ax.plot([], [], color=line.get_color(), linewidth=1.0, linestyle=":", alpha=0.8)[0]
                        for label, line in self.lines.items()}  # the formula goes on, the model does not
+        # a whole card, weights not counted; under the line, at the right: two short lines clear the steep float32 line
         self.gpu = [(ax.axhline(0, color=COLORS["mask"], linestyle=":", linewidth=1),
-                     ax.text(0, 0, f"{g} GiB GPU", va="bottom", ha="right", fontsize=SMALL_SIZE, color=COLORS["mask"]))
+                     ax.text(0, 0, tr("{g} GiB: a whole GPU,\nweights not counted", g=g), va="top", ha="right",
+                             fontsize=SMALL_SIZE, color=COLORS["mask"]))
                     for g in gpu_gib]
         self.limit = ax.axvline(0, color=COLORS["decode"], linestyle=":", linewidth=1.2)
         self.limit_text = ax.text(0, 0, "", va="center", ha="left", fontsize=SMALL_SIZE, color=COLORS["decode"])
         (self.dot,) = ax.plot([], [], "o", color="black", zorder=5, clip_on=False)  # whole, even at T = 128k
         self.dot_text = ax.annotate("", (0, 0), textcoords="offset points", xytext=(6, -4), va="top", fontsize=9,
                                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+                                    arrowprops={"arrowstyle": "-", "color": "black", "linewidth": 0.6,
+                                                "shrinkA": 0, "shrinkB": 3},
                                     zorder=6)
         ax.xaxis.set_major_formatter(_token_formatter)
 
@@ -163,7 +169,10 @@ class KVLines:
             # white box over the lines); right-aligned near the right edge, so it never runs off the figure
             near_edge, low = mark[0] > 0.75 * T_max, mark[1] < 0.12 * top
             self.dot_text.xy = (mark[0], mark[1] / scale)
-            self.dot_text.xyann = (-6 if near_edge else 6, 5 if low else -4)
+            # low: well above the lines that fan out from the origin (just above the dot, the float32 line crossed
+            # the number), tied to its dot by a thin leader
+            self.dot_text.xyann = (-6 if near_edge else 6, -4) if not low else (-30 if near_edge else 30, 40)
+            self.dot_text.arrow_patch.set_visible(low)
             self.dot_text.set_horizontalalignment("right" if near_edge else "left")
             self.dot_text.set_verticalalignment("bottom" if low else "top")
             self.dot_text.set_text(format_bytes(mark[1]))
@@ -272,14 +281,14 @@ class BudgetFigure:
         ax1.legend(handles, labels, fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2,
                    frameon=False)
 
-        def positive(counts):  # a log axis has no 0: zero counts are left out of the curves
-            return [c if c > 0 else np.nan for c in counts]
+        def positive(counts):  # a log axis has no 0: zero counts (and None, under one real token) are left out
+            return [c if c is not None and c > 0 else np.nan for c in counts]
 
         T, bottom, real_only = state["curve_T"], 0.5, padding > 0 and state.get("curve_n_real_only") is not None
         self.curve.set_data(T, positive(state["curve_n"]))
         self.curve.set_label(tr("each request reserves T positions") if padding > 0 else "_curve")
         self.real_curve.set_visible(real_only)
-        shown = real_only and state["n_if_real_only"] > 0
+        shown = real_only and (state["n_if_real_only"] or 0) > 0  # None: under one real token, nothing to count
         self.real_dot.set_visible(shown), self.real_text.set_visible(shown)
         if real_only:
             self.real_curve.set_data(T, positive(state["curve_n_real_only"]))
@@ -300,7 +309,8 @@ class BudgetFigure:
         (self.dot if n > 0 else self.floor).set_data([state["T"]], [max(n, bottom)])
         self.n_text.xy = (state["T"], max(n, bottom))
         # room above the top point; with the real-only count shown, room for its label too (at 6x it ran past the top)
-        top = max(max(state["curve_n"]), max(state.get("curve_n_real_only") or [0]), 1) * (20 if shown else 6)
+        top = max(max(state["curve_n"]), *[c for c in state.get("curve_n_real_only") or [] if c is not None], 1) * (
+            20 if shown else 6)
         # below and left of its dot (under the falling curve); right of it at the left edge, above a 0 on the bottom
         # and above a dot near the bottom (below it, the number would sit on the tick labels)
         left_edge, right_edge = state["T"] <= 4 * T[0], state["T"] * 16 > T[-1]
@@ -326,7 +336,7 @@ class BudgetFigure:
             self.limit_text.set_text(tr(" model's\n max context"))
         legend = ax2.get_legend()
         curves = [self.curve] * (max(state["curve_n"]) > 0) + [self.real_curve] * (
-            real_only and max(state["curve_n_real_only"]) > 0)  # only what shows
+            real_only and any(c for c in state["curve_n_real_only"] if c is not None))  # only what shows
         if padding > 0 and curves:  # under the axes, as the left one's: inside, it covered the curves
             ax2.legend(handles=curves, fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.25),
                        frameon=False)

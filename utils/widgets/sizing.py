@@ -130,7 +130,9 @@ class BudgetPlanner(Panel):
     ``padding`` is the share of those T positions that hold no real token, as in a static batch
     left-padded to its longest prompt: ``state["padding_bytes"]`` is what they reserve for nothing,
     ``state["n_if_real_only"]`` how many requests would fit if each held only its real tokens,
-    ``(1 - padding) * T`` on average (``state["real_tokens_per_request"]`` rounds it for display).
+    ``(1 - padding) * T`` on average (``state["real_tokens_per_request"]`` rounds it for display), or None when
+    that is less than one token (a count of requests holding a tenth of a token each means nothing); the same
+    for each point of ``state["curve_n_real_only"]``.
     """
 
     title = "Budget planner: how many requests of T tokens fit?"
@@ -167,6 +169,9 @@ class BudgetPlanner(Panel):
         def real_tokens(t: int) -> float:  # the positions of a request that hold a token, on average (not rounded:
             return t * (1 - padding)      # rounding to whole tokens drew steps into the curve at small T)
 
+        def fits_real_only(t: int) -> int | None:  # None below one real token: no request holds a tenth of a token
+            return fits(real_tokens(t)) if real_tokens(t) >= 1 else None
+
         n = fits(T)
         reserve_bytes = int(gpu * reserve)
         used = n * per_request
@@ -177,8 +182,8 @@ class BudgetPlanner(Panel):
                 "weights_fit": weights <= gpu - reserve_bytes, "max_context": cfg.max_seq_len,
                 "tokens_in_cache": n * T, "curve_T": T_CHOICES, "curve_n": [fits(t) for t in T_CHOICES],
                 "padding": padding, "real_tokens_per_request": round(real_tokens(T)), "real_bytes": real,
-                "padding_bytes": used - real, "n_if_real_only": fits(real_tokens(T)),
-                "curve_n_real_only": [fits(real_tokens(t)) for t in T_CHOICES] if padding > 0 else None}
+                "padding_bytes": used - real, "n_if_real_only": fits_real_only(T),
+                "curve_n_real_only": [fits_real_only(t) for t in T_CHOICES] if padding > 0 else None}
 
     def render(self, s: dict) -> str:
         head = "<p>" + tr("<b>{model}</b>: weights {weights}, reserve {reserve}, left for the KV cache {free}.",
@@ -200,15 +205,16 @@ class BudgetPlanner(Panel):
                 n = s["n_if_real_only"]
                 words = dict(padding=s["padding"], used=format_bytes(s["cache_used_bytes"]),
                              padding_bytes=format_bytes(s["padding_bytes"]))
+                real_only = "" if n is None else " " + (
+                    tr("Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.") if n == 1 else
+                    tr("Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.", n=n))
                 body += "<p>" + (tr(
                     "With {padding:.1%} padding each request holds less than one real token on average: of the "
                     "{used} of cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold "
                     "padding.", **words) if real < 1 else tr(
                     "With {padding:.1%} padding each request holds {real} real tokens on average: of the {used} of "
                     "cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.",
-                    real=real_text, **words)) + " " + (
-                    tr("Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.") if n == 1 else
-                    tr("Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.", n=n)) + "</p>"
+                    real=real_text, **words)) + real_only + "</p>"
         if s["T"] > s["max_context"]:
             body += "<p>" + tr("Note: T is beyond this model's max context ({n:,}).", n=s["max_context"]) + "</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
