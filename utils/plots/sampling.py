@@ -1,6 +1,7 @@
 """Figures of notebook 05 (sampling and stopping): the filter stages and the temperature sweep."""
 from __future__ import annotations
 
+import matplotlib.patheffects as path_effects
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -148,8 +149,9 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None
         ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
                color=cmap(j / max(len(temps) - 1, 1)), label=label)
     exact = grammar_probs(prompt, words)
-    if exact is not None:
-        draw_grammar(ax, x, exact)
+    if exact is not None:  # a white halo keeps the black line readable where it crosses a dark bar
+        draw_grammar(ax, x, exact).set_path_effects([path_effects.Stroke(linewidth=4.5, foreground="white"),
+                                                     path_effects.Normal()])
     ax.set_xticks(x, [token_label(w, stacked=True) for w in words])
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(tr("next token (most likely first)"))
