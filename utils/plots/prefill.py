@@ -15,10 +15,9 @@ from .base import (COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs,
 def plot_timeline(segments, labels: list[str] | None = None, title: str | None = None):
     """Gantt bar of a generation: the prefill segment, then one segment per decode step.
 
-    ``segments``: ``utils.timeline.timeline(result)``; ``labels``: the token each segment produced
-    (written above its bar; a Chinese one with its English meaning under it in English). Times in
-    milliseconds from the start of ``generate``'s work (after its argument checks). Brackets under the
-    bars name the two metrics: TTFT spans the first segment (up to the first token), TPOT is the mean of
+    ``segments``: ``utils.timeline.fastest_timeline(runs)``, each segment's fastest time laid end to end
+    (the x label says so); ``labels``: the token each segment produced (written above its bar; a Chinese
+    one with its English meaning under it in English). Times in milliseconds. Brackets under the bars name the two metrics: TTFT spans the first segment (up to the first token), TPOT is the mean of
     the decode segments (the gap between later tokens). Returns the figure.
     """
     fig, (ax,) = new_figure(width=8.0, height=3.0)
@@ -45,7 +44,7 @@ def plot_timeline(segments, labels: list[str] | None = None, title: str | None =
     ax.set_yticks([])
     ax.set_ylim(-0.62, 0.75)
     ax.set_xlim(0, end * 1.02 if end else 1)
-    ax.set_xlabel(tr("time since generation started (ms)"))
+    ax.set_xlabel(tr("time (ms), fastest segments laid end to end"))
     ax.set_title(tr("One generation, measured") if title is None else title)
     fig.tight_layout()
     return fig
