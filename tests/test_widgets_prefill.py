@@ -141,3 +141,24 @@ def test_every_layer_after_0_points_elsewhere_than_layer_0(model_tok, lang):
                         assert abs(cos) < 0.5 and 0.3 < ratio < 3, (prompt, head, tensor, layer, cos, ratio)
     finally:
         set_language("en")
+
+
+def test_colour_scale_is_one_clipped_scale_per_prompt_and_tensor_across_layers_and_heads(panel, model_tok):
+    # regression: the scale was each tensor's own max, so the <BOS> row saturated it and layers were not comparable
+    model, tok = model_tok
+    c = panel.controls
+    c["prompt"].value = PREFILL_PROMPTS[1]
+    c["tensor"].value = "K"
+    scales = set()
+    for layer in range(model.cfg.n_layers):
+        for head in range(model.cfg.n_kv_heads):
+            c["layer"].value, c["head"].value = layer, head
+            scales.add(panel.state["vmax"])
+    assert len(scales) == 1  # the same scale whatever the layer and head
+    _, kv = prefill(model, torch.tensor([tok.encode(PREFILL_PROMPTS[1])]))
+    every_k = torch.stack([kv.k[i][0] for i in range(model.cfg.n_layers)])  # (L, H_kv, T, d_h)
+    vmax = scales.pop()
+    assert abs(vmax - float(every_k.abs().quantile(0.99))) < 1e-5
+    assert vmax < float(every_k.abs().max())  # clipped: the largest values do not set the scale
+    c["tensor"].value = "V"
+    assert panel.state["vmax"] != vmax  # V gets its own scale

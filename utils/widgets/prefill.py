@@ -22,6 +22,8 @@ PREFILL_PROMPTS = {
     "zh": ("<BOS> 他 有 两 只", "<BOS> 我 很 喜欢 猫 。 他 有 两 只", "<BOS> 她 不 喜欢", "<BOS> 我们 有 三 只 小"),
 }
 
+CLIP_PERCENTILE = 99  # the heatmap's colour scale ends at this percentile of |value| (as in the notebook's figure)
+
 
 class PrefillKVPanel(Panel):
     """02 · Prefill: what one prefill leaves in the cache, layer by layer.
@@ -70,12 +72,16 @@ class PrefillKVPanel(Panel):
         full = kv.layer_kv(layer)[which]  # (B, H_kv, T, d_h)
         x = full[0, head]  # (T, d_h)
         x0 = kv.layer_kv(0)[which][0, head]  # (T, d_h): the same head in layer 0
+        # one colour scale per (prompt, tensor), the same for every layer and head, so moving a slider compares
+        # like with like; the 99th percentile of |value|, so the <BOS> row's rare large values don't wash out the rest
+        every_layer = torch.stack([kv.layer_kv(i)[which][0] for i in range(kv.n_layers)])  # (L, H_kv, T, d_h)
+        vmax = float(every_layer.abs().float().quantile(CLIP_PERCENTILE / 100))
         probs = torch.softmax(logits[0].float(), dim=-1)  # (V,)
         first = int(probs.argmax())
         return {
             "words": words, "T": len(words), "layer": layer, "head": head, "tensor": tensor,
             "shape": tuple(full.shape), "n_layers": kv.n_layers, "cache_len": kv.seq_len,
-            "values": x.float().numpy().copy(),
+            "values": x.float().numpy().copy(), "vmax": vmax,
             # direction and size against layer 0: cosine 1 and ratio 1 would mean the same tensor up to a scale
             "cos_to_layer0": float(torch.nn.functional.cosine_similarity(x.flatten(), x0.flatten(), dim=0)),
             "norm_ratio_to_layer0": float(x.norm() / x0.norm()),
@@ -108,4 +114,5 @@ class PrefillKVPanel(Panel):
             s["values"], s["words"],
             tr("cached {x}, layer {layer}, K/V head {head}: [T={T}, d_h={d_h}]", x=s["tensor"], layer=s["layer"],
                head=s["head"], T=s["T"], d_h=s["shape"][3]),
+            vmax=s["vmax"], clip_percentile=CLIP_PERCENTILE,
         )
