@@ -165,7 +165,7 @@ def test_too_long_prompt_gives_a_friendly_message(panel):
 def test_random_prompts_and_steps(panel, model_tok):
     model, tok = model_tok
     rng = random.Random(3)
-    words = tok.vocab[1:]
+    words = [w for w in tok.vocab[1:] if w not in ("<PAD>", "<EOS>")]  # refused in a prompt: tested on their own
     n_ok = 0
     for _ in range(100):
         if rng.random() < 0.15:
@@ -236,12 +236,21 @@ def test_an_empty_prompt_decodes_from_bos_and_says_so(model_tok):
         assert "prompt is empty" in panel.state["note"] and "prompt is empty" in panel.html.value
 
 
-@pytest.mark.parametrize("special", ["<PAD>", "<EOS>", "<BOS>"])
-def test_a_special_token_inside_the_prompt_is_accepted_with_a_warning(model_tok, special):
+def test_a_second_bos_inside_the_prompt_is_accepted_with_a_warning(model_tok):
     model, tok = model_tok
     panel = DecodePanel(model, tok)
-    panel.controls["prompt"].value = f"<BOS> 他 {special} 喜欢"
-    assert panel.state["ok"] and special in panel.state["note"] and "ordinary token" in panel.state["note"]
+    panel.controls["prompt"].value = "<BOS> 他 <BOS> 喜欢"
+    assert panel.state["ok"] and "<BOS>" in panel.state["note"] and "ordinary token" in panel.state["note"]
+
+
+@pytest.mark.parametrize("prompt", ["<PAD> he", "<BOS> <EOS>", "<BOS> 他 <PAD> 喜欢", "<EOS>"])
+def test_pad_or_eos_in_a_prompt_is_refused_with_a_friendly_message(model_tok, prompt):
+    # regression: "<PAD> he" got <BOS> prepended before the <PAD>, and "<BOS> <EOS>" decoded on past the <EOS>
+    model, tok = model_tok
+    panel = DecodePanel(model, tok)
+    panel.controls["prompt"].value = prompt
+    assert not panel.state["ok"] and "cannot be in a prompt" in panel.state["message"]
+    assert "cannot be in a prompt" in panel.html.value  # shown, not raised
 
 
 def test_a_long_list_of_unknown_words_is_capped(model_tok):
@@ -285,7 +294,7 @@ def test_step_0_is_called_the_prefill_not_a_recompute_of_0_positions(panel):
     from utils.plots import plot_decode_grids
     from utils.widgets.decode import decode_grids_html
 
-    state = panel.set(step=0)
+    state = panel.set(prompt="<BOS> he has three small dogs . they", step=0)  # its own prompt: the panel is shared
     assert "step 0 is the prefill" in decode_grids_html(state)
     assert "recomputes 0" not in decode_grids_html(state)
     fig = plot_decode_grids(state)
@@ -299,7 +308,7 @@ def test_a_lone_period_is_labelled_in_quotes_in_the_figures(panel):
 
     from utils.plots import plot_decode_grids
 
-    fig = plot_decode_grids(panel.set(step=1))
+    fig = plot_decode_grids(panel.set(prompt="<BOS> he has three small dogs . they", step=1))  # its own prompt
     labels = [t.get_text() for t in fig.axes[0].texts] + [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert any(label.startswith("'.'") for label in labels), labels
     plt.close(fig)

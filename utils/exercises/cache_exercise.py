@@ -66,8 +66,10 @@ def cache_pair_judge(cache_k, cache_v, k_new: torch.Tensor, v_new: torch.Tensor)
         return found or relabel(problem, tr("{tensor}: {problem}", tensor=name, problem=problem))
 
     def judge(got) -> str | None:
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
+        if not isinstance(got, (tuple, list)):
             return FormProblem(tr("expected a pair (K, V), got {type}", type=type(got).__name__))
+        if len(got) != 2:  # a tuple or list of another length: say how many it holds
+            return FormProblem(tr("expected a pair (K, V), got a {type} of {n}", type=type(got).__name__, n=len(got)))
         if cache_k is None and (got[0] is None or got[1] is None):  # the empty cache's None passed on
             return diagnosis(tr("the cache was empty (None) and None came back"),
                              tr("from an empty cache return k_new, v_new: they are all the layer holds"))

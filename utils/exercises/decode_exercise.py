@@ -286,7 +286,8 @@ def decode_judge(V: int) -> Callable[[Any], str | None]:
 
 
 CHECKLIST = ("go through the contract line by line: the position (`cache.seq_len`, read once), RoPE on q and k "
-             "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`")
+             "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`; "
+             "attention: softmax over the keys (last dim), scores ÷ √d_h")
 
 
 def decode_step_cases() -> list[Case]:

@@ -118,7 +118,8 @@ def plot_decode_grids(state: dict):
     ax0.imshow(left, cmap=cmap, vmin=0, vmax=len(_GRID_COLORS) - 1, aspect="auto", interpolation="nearest")
     if step < n_steps:  # future steps: not computed yet
         ax0.axhspan(step + 0.5, n_steps + 0.5, color="white", alpha=0.75, lw=0)
-    ax0.add_patch(plt.Rectangle((-0.5, step - 0.5), n_pos, 1, fill=False, lw=2, ec="black"))
+    framed = T0 if step == 0 else T0 + step  # the positions this step runs: its empty slots stay unframed
+    ax0.add_patch(plt.Rectangle((-0.5, step - 0.5), framed, 1, fill=False, lw=2, ec="black"))
     ax0.set_ylabel(tr("step (0 = prefill)"))
     ax0.set_yticks(range(0, n_steps + 1, max(1, (n_steps + 1) // 12)))
     _grid_axes(ax0, n_steps + 1, n_pos, labels, rotation, tr("position (token)"))

@@ -34,7 +34,7 @@ _DECODE_CSS = (
     ".decode-grid td.last{box-shadow:inset 0 0 0 2px #000}"
     ".decode-grid tr.future td{opacity:.25}"
     ".decode-grid tr.now td.lab{font-weight:bold;color:#000}"
-    ".decode-grid tr.now td:not(.lab){box-shadow:inset 0 2px 0 #000,inset 0 -2px 0 #000}"  # this step's row, framed
+    ".decode-grid tr.now td:not(.lab):not(.empty){box-shadow:inset 0 2px 0 #000,inset 0 -2px 0 #000}"  # this step's run positions, framed
     ".decode-key span{display:inline-block;width:11px;height:11px;margin:0 4px 0 12px;vertical-align:middle}"
     "</style>"
 )
@@ -194,8 +194,12 @@ class DecodePanel(Panel):
             return None, tr("Unknown word(s): {words}. Use words of the course vocabulary separated by spaces, "
                             "e.g. '<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}",
                             words=listed, examples=examples)
+        banned = sorted({w for w in words if w in ("<PAD>", "<EOS>")})
+        if banned:  # <PAD> is never read and <EOS> ends a document: neither belongs in a prompt (as in utils.grammar)
+            return None, tr("{tokens} cannot be in a prompt: <PAD> only fills a batch's empty slots, and <EOS> ends "
+                            "the text. Remove it, e.g. '<BOS> she has'.", tokens=", ".join(banned))
         note = tr("The prompt is empty: decoding starts from <BOS> alone.") if not words else ""
-        special = sorted({w for w in words[1:] if w in ("<BOS>", "<PAD>", "<EOS>")})
+        special = sorted({w for w in words[1:] if w == "<BOS>"})
         if special:
             note = tr("{tokens} inside a prompt is read as an ordinary token (the model saw <BOS> only at the start, "
                       "<PAD> never, <EOS> only at the end): expect odd continuations.", tokens=", ".join(special))
