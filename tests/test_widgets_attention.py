@@ -155,3 +155,20 @@ def test_a_group_of_one_query_head_reads_singular():
         assert "查询头 0 → K/V 头 0" in p.html.value
     finally:
         set_language("en")
+
+
+def test_mha_does_not_compare_its_cache_with_itself():
+    """Before, H_kv = H read "(MHA with the same H would keep 112)", the same number it had just printed."""
+    from utils.i18n import set_language
+
+    p = no_plot(AttentionShapesPanel())
+    p.controls["H"].value, p.controls["H_kv"].value = 4, 4
+    assert "would keep" not in p.html.value and "numbers." in p.html.value
+    p.controls["H_kv"].value = 2
+    assert "(MHA with the same H would keep" in p.html.value
+    set_language("zh")
+    try:
+        p.controls["H_kv"].value = 4
+        assert "H 相同的 MHA" not in p.html.value and "个数。" in p.html.value
+    finally:
+        set_language("en")

@@ -46,7 +46,7 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
                    "(T_q = {n}), expected [T_q, T_k] = {expected}", shape=[T_k, T_k], n=T_q, expected=[T_q, T_k]),
                 tr("the cached keys' queries were computed earlier and are not made again: keep one row per new "
                    "query, the last T_q rows of the square (or build [T_q, T_k] with the diagonal shifted right)"))
-        if (isinstance(got, torch.Tensor) and T_k > 1 and tuple(got.shape) == (T_k, T_q)
+        if (isinstance(got, torch.Tensor) and T_k != T_q and tuple(got.shape) == (T_k, T_q)
                 and torch.equal(got.bool(), expected.T)):  # keys as rows, queries as columns
             return diagnosis(tr("rows are queries, columns keys: you returned the transpose, [T_k, T_q]: expected "
                                 "{expected}, got {got}", expected=fmt(expected.int()), got=fmt(got.int())),
@@ -80,6 +80,15 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
                    n=offset, expected=fmt(expected.int()), got=fmt(got.int())),
                 tr("the cached keys come before the queries, so the diagonal shifts right: `tril(T_k - T_q)`, "
                    "not `tril(T_q - T_k)`"))
+        if torch.equal(got, band.triu(offset)):  # key_pos >= query_pos: True at and after each query's position
+            text = (tr("upper triangle: True where the key is at or after the query (comparison reversed, or rows "
+                       "and columns swapped): expected {expected}, got {got}", expected=fmt(expected.int()),
+                       got=fmt(got.int())) if T_q == T_k else
+                    tr("True where the key is at or after the query's position: the comparison is reversed "
+                       "(key >= query): expected {expected}, got {got}", expected=fmt(expected.int()),
+                       got=fmt(got.int())))
+            return diagnosis(text, tr("row i of the mask is query i, column j is key j: True where key j's "
+                                      "position <= query i's position T_k - T_q + i (the key on the small side)"))
         if torch.equal(got, ~expected):
             return diagnosis(tr("True and False are swapped: expected {expected}, got {got}",
                                 expected=fmt(expected.int()), got=fmt(got.int())),
@@ -106,11 +115,23 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
     B, H_kv, T, d_h = x.shape
 
     def judge(got) -> str | None:
-        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T * n_rep, d_h):
-            return diagnosis(tr("you repeated along the time axis: shape {got}, expected {expected}",
+        if isinstance(got, torch.Tensor) and tuple(got.shape) in ((B, H_kv, n_rep, T, d_h), (B, n_rep, H_kv, T, d_h)):
+            return diagnosis(tr("you returned 5 axes, shape {got}: expected 4, {expected}",
                                 got=list(got.shape), expected=list(expected.shape)),
-                             tr("the copies go on the heads axis, dim=1: [B, H_kv, T, d_h] -> "
-                                "[B, H_kv * n_rep, T, d_h]"))
+                             tr("merge the H_kv and n_rep axes with reshape: `x[:, :, None].expand(B, H_kv, n_rep, "
+                                "T, d_h).reshape(B, H_kv * n_rep, T, d_h)`"))
+        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T * n_rep, d_h):
+            return diagnosis(tr("you repeated along dim 2, the time axis: shape {got}, expected {expected} (a "
+                                "repeat_kv written for the [B, T, H, d_h] layout repeats dim 2)",
+                                got=list(got.shape), expected=list(expected.shape)),
+                             tr("here heads are on dim 1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h], the "
+                                "copies go on the heads axis, dim=1"))
+        if (T != H_kv * n_rep and isinstance(got, torch.Tensor)
+                and tuple(got.shape) == (B, T, H_kv * n_rep, d_h)):  # heads moved to dim 2 and left there
+            return diagnosis(tr("you returned the [B, T, H, d_h] layout, shape {got}: expected {expected} = "
+                                "[B, H, T, d_h]", got=list(got.shape), expected=list(expected.shape)),
+                             tr("heads are on dim 1: the cache layout is [B, H_kv, T, d_h], and the result keeps "
+                                "it, [B, H_kv * n_rep, T, d_h]"))
         if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(x.shape):
             return diagnosis(tr("nothing was repeated: shape {got}, expected {expected}; each of the {H} query heads "
                                 "needs a K/V head", got=list(got.shape), expected=list(expected.shape), H=H_kv * n_rep),

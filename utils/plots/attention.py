@@ -6,7 +6,7 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import BoundaryNorm, ListedColormap
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.textpath import TextToPath
 
 from ..i18n import tr
@@ -17,6 +17,7 @@ _TEXT = TextToPath()  # measures a text's width in a font without drawing it
 
 
 _MASKED = "#f2f2f2"  # the colour of a False (masked) cell
+_HATCH = "#c8c8c8"  # the hatch over rows with no query (the earlier tokens, after a cache)
 
 
 def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = True, aspect: str = "auto",
@@ -28,7 +29,8 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = T
     that says which colour is True (may attend) and which is False (masked); several masks side by
     side share one key instead (``key=False`` and ``mask_key``). ``aspect="equal"`` draws square cells;
     ``rows`` leaves room for that many query rows, the mask's at the bottom (after a cache, the rows above
-    are the earlier queries, left blank), so masks of different T_q drawn side by side keep one cell size.
+    belong to the cached tokens, which make no query: hatched and labelled), so masks of different T_q
+    drawn side by side keep one cell size.
     """
     m = np.asarray(mask, dtype=float)  # (T_q, T_k)
     T_q, T_k = m.shape
@@ -54,6 +56,13 @@ def plot_mask(ax, mask, title: str | None = None, offset: int = 0, key: bool = T
     ax.set_title(tr("Causal mask") if title is None else title)
     if rows is not None:
         ax.set_ylim(T_q - 0.5, T_q - 0.5 - max(rows, T_q))  # top to bottom, as imshow draws rows
+        if rows > T_q:  # the earlier tokens' rows: hatched and labelled, so they do not read as an empty box
+            top, bottom = T_q - 0.5 - rows, -0.5
+            ax.add_patch(Rectangle((-0.5, top), T_k, bottom - top, facecolor="white", edgecolor=_HATCH,
+                                   hatch="//", linewidth=0))
+            ax.text((T_k - 1) / 2, (top + bottom) / 2, tr("cached tokens:\nno query this step"), ha="center",
+                    va="center", multialignment="center", fontsize=SMALL_SIZE, color="#444444",
+                    bbox=dict(facecolor="white", edgecolor="none", pad=2))
 
 
 def mask_key(fig) -> None:

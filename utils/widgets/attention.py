@@ -125,9 +125,11 @@ class AttentionShapesPanel(Panel):
                  n_kv=s["n_kv_heads"], H=s["H"],
                  n_rep=s["n_rep"], groups=groups)
             + "</p><p>"
-            + tr("Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers "
-                 "(MHA with the same H would keep {n_mha}).", n=s["kv_numbers_per_token"],
-                 n_mha=s["kv_numbers_per_token_mha"])
+            + (tr("Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers "
+                  "(MHA with the same H would keep {n_mha}).", n=s["kv_numbers_per_token"],
+                  n_mha=s["kv_numbers_per_token_mha"]) if s["H_kv"] != s["H"] else  # MHA: nothing to compare with
+               tr("Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers.",
+                  n=s["kv_numbers_per_token"]))
             + "</p><p>" + tr("Equals torch's scaled_dot_product_attention: <b>{same}</b>", same=s["matches_sdpa"])
             + "</p></div>"
         )
