@@ -22,15 +22,21 @@ HINTS = [
     ("01.repeat_kv", "no expansion", "n_rep times on dim=1", "出现 n_rep 次"),
     ("01.repeat_kv", "repeated on the time axis", "the heads axis, dim=1", "头这一维"),
     ("01.repeat_kv", "time and d_h swapped", "so no transpose", "不要转置"),
+    ("01.repeat_kv", "5-D expand without reshape", "merge the H_kv and n_rep axes with reshape", "合成一维"),
+    ("01.repeat_kv", "left in the [B, T, H, d_h] layout", "the result keeps it", "结果也保持这个布局"),
+    ("01.causal_mask", "the comparison reversed: key >= query", "(the key on the small side)", "键的位置在小的那一边"),
     ("01.causal_mask", "the whole [T_k, T_k] square", "the last T_q rows of the square", "方阵的最后 T_q 行"),
     ("05.stop_text", "min over every find, -1 included", "leave those out before taking the smallest", "先把这些排除掉"),
     ("02.last_valid_logits", "number of real tokens as the index", "only with right padding", "只在右填充时"),
     ("02.last_valid_logits", "the first real token", "finds each row's first 1", "找到的是每行的第一个 1"),
     ("02.last_valid_logits", "one index for every row: [B, B, V]", "logits[torch.arange(B), idx]", "要让第 b 行只配"),
+    ("02.last_valid_logits", "the right rows' probabilities", "sampling applies the softmax later", "softmax 留给之后"),
+    ("02.last_valid_logits", "flip and argmax without T - 1 -", "T - 1 minus it", "T - 1 减去它"),
     ("02.prefill_positions", "first real column from mask.argmax, no clamp", "still index the RoPE tables",
      "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "the pads left at -1 (no clamp)", "still index the RoPE tables", "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "counts from 1", "subtract 1", "要减 1"),
+    ("02.prefill_positions", "counted from the row's end", "counted from the row's end", "从行尾倒着数"),
     ("02.prefill_positions", "0..T-1 for every row", "however many pads come before it", "不管它前面有多少个填充"),
     ("03.cache_update", "new entries first", "order matters", "顺序很重要"),
     ("03.cache_update", "the new entries replace the cache", "keeps everything it held", "保留原有的全部内容"),
@@ -51,6 +57,11 @@ HINTS = [
     ("03.decode_step", "no post_attention_layernorm", "The MLP reads", "MLP 的输入是"),
     ("03.decode_step", "no RoPE on k", "rotate k as well as q", "k 也要和 q 一样旋转"),
     ("03.decode_step", "no RoPE on q", "rotate q as well as k", "q 也要和 k 一样旋转"),
+    ("03.decode_step", "q rotated twice", "apply RoPE once to q and once to k", "各在 `pos = cache.seq_len` 处做一次"),
+    ("03.decode_step", "q and k rotated twice", "apply RoPE once to q and once to k", "各在 `pos = cache.seq_len` 处做一次"),
+    ("03.decode_step", "scores not divided by sqrt(d_h)", "divides q · Kᵀ by √d_h", "除以 √d_h"),
+    ("03.decode_step", "batch 1 hard-coded in .view", "`.view(B, 1, H, d_h)`", "不要写死成"),
+    ("03.cache_update", "only the last new position appended", "append every new position", "每个新位置都要追加"),
     ("03.decode_step", "every layer reads layer 0's cache", "its own entry in the cache", "在缓存里都有自己的一份"),
     ("03.decode_step", "the new K/V never appended", "exactly once in every layer", "只追加一次"),
     ("03.decode_step", "the new K/V appended twice", "exactly once in every layer", "只追加一次"),
@@ -64,12 +75,16 @@ HINTS = [
     ("04.max_requests", "returns the quotient unrounded", "a part of a request cannot run", "半个请求跑不起来"),
     ("04.max_requests", "forgets V", "the factor 2 included", "因子 2 也在内"),
     ("04.max_requests", "ignores the sequence length", "one request holds seq_len tokens", "一个请求有 seq_len 个 token"),
-    ("04.max_requests", "counts float16 whatever the dtype", "compute one request's bytes first", "先算出一个请求的字节数"),
+    ("04.max_requests", "counts float16 whatever the dtype", "1 for int8", "int8 为 1"),
+    ("04.kv_bytes_from_config", "bfloat16 counted as 4 bytes", "2 for float16 and bfloat16", "float16 和 bfloat16 为 2"),
     ("04.max_requests", "H instead of H_kv", "only the k/v heads are cached", "缓存里只存 K/V 头"),
     # the first case (Llama-3-8B, H·d_h = C) cannot tell the MHA form from H instead of H_kv: the same hint
     ("04.max_requests", "the MHA form 2·L·B·T·C·bytes", "only the k/v heads are cached", "缓存里只存 K/V 头"),
     ("04.max_requests", "d_h = C / H always", "when head_dim is in the config", "配置里有 head_dim 就用它"),
     ("04.kv_bytes_from_config", "the MHA form 2·L·B·T·C·bytes", "only the k/v heads are cached", "缓存里只存 K/V 头"),
+    ("04.kv_bytes_from_config", "a missing num_key_value_heads read as 1 (MQA)", "is MHA: H_kv = H = 32, not 1",
+     "就是 MHA：H_kv = H = 32"),
+    ("04.max_requests", "subtracts a 10 % reserve again", "do not subtract a reserve again", "不要再扣一次预留"),
     ("05.top_p", "returns probabilities", "return the logits themselves", "返回 logits 本身"),
     ("05.top_p", "keeps the token at exactly p (before <= p)", "not <= p", "不是 <= p"),
     ("05.top_p", "sorted mask on unsorted logits", "put it back at the token ids", "scatter` 回各个 token id"),
@@ -86,8 +101,10 @@ HINTS = [
     ("05.stop_text", "stop strings searched as regular expressions", "re.escape(s)", "正则表达式"),
     ("05.stop_text", "keeps the stop string", "drop the stop string itself", "停止字符串本身要去掉"),
     ("05.stop_text", "the first listed string wins", "the order of the list does not matter", "先后顺序无关紧要"),
-    ("05.stop_text", "endswith on the text", "anywhere in the text", "在整段文本里查找"),
+    ("05.stop_text", "endswith on the text", "it may cover several tokens", "可能横跨好几个 token"),
     ("05.stop_text", "position 0 taken for no hit", "position 0 is a hit too", "位置 0 也算找到"),
+    ("05.top_p", "running total over the logits", "over softmax(logits), not the logits", "不是 logits 本身"),
+    ("05.top_p", "changes the logits in place", "leave the inputs as they are", "不要改动传进来的输入"),
 ]
 
 
@@ -141,7 +158,8 @@ def test_a_causal_mask_with_its_offset_flipped_is_named_not_called_swapped(langu
 
     cases, hint = _hint("01.causal_mask", flipped, language, capsys)
     assert case_says in cases and hint_says in hint
-    assert "swapped" not in cases and "弄反" not in cases and "True" not in cases
+    # not diagnosed as swapped (a mask hiding every key may add "or ... swapped"), no bare True/False list
+    assert "are swapped: expected" not in cases and "弄反了：应为" not in cases and "[True" not in cases
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -219,6 +237,8 @@ REVIEWED = [
     ("03.cache_update", _v_holds_k_new, "V: its new positions hold k_new", "K grows by k_new and V by v_new",
      "V 接上 v_new"),
     ("03.cache_update", _cat_on_heads, "you concatenated on dim=1, the H_kv axis", "the time axis, dim=2", "时间维上"),
+    ("03.cache_update", lambda ck, cv, k, v: (None, None) if ck is None else S.cache_update(ck, cv, k, v),
+     "the cache was empty (None) and None came back", "from an empty cache return k_new, v_new", "直接返回 k_new、v_new"),
     ("03.decode_step", lambda model, token_ids, cache: model(token_ids[:, None], cache=cache)[:, -1],
      "your step called the model itself", "from the model's pieces", "用模型的各个部件"),
     ("03.decode_step", lambda model, token_ids, cache: S.decode_step(model.forward.__self__, token_ids, cache),
@@ -231,7 +251,7 @@ REVIEWED = [
 
 
 @pytest.mark.parametrize("exercise_id, wrong, message, en, zh", REVIEWED,
-                         ids=["V holds k_new", "dim=1 with 1 cached + 1 new", "model(...) called", "forward called",
+                         ids=["V holds k_new", "dim=1 with 1 cached + 1 new", "None from an empty cache", "model(...) called", "forward called",
                               "attention over the new k, v only", "SDPA is_causal=True"])
 def test_mistakes_found_in_review_are_named_in_both_languages(exercise_id, wrong, message, en, zh, capsys):
     cases, hint = _hint(exercise_id, wrong, "en", capsys)
@@ -245,6 +265,20 @@ def test_a_decode_step_that_matches_no_known_mistake_gets_the_difference_and_the
 
     cases, hint = _hint("03.decode_step", scaled, "en", capsys)
     assert "max |your logits - decode_step|" in cases and "go through the contract line by line" in hint
+    assert "softmax over the keys (last dim), scores ÷ √d_h" in hint  # regression: attention was missing from the list
+    assert "softmax 沿键的维度" in _hint("03.decode_step", scaled, "zh", capsys)[1]
+
+
+def test_a_cache_update_returning_three_values_is_told_how_many_it_returned(capsys):
+    # regression: a 3-tuple was reported as "expected a pair (K, V), got tuple"
+    set_language("en")
+    report = E.check("03.cache_update", lambda ck, cv, k, v: (k, v, k))
+    out = capsys.readouterr().out
+    assert not report.passed and "expected a pair (K, V), got a tuple of 3" in out
+    set_language("zh")
+    E.check("03.cache_update", lambda ck, cv, k, v: (k, v, k))
+    assert "含 3 个元素的 `tuple`" in capsys.readouterr().out
+    set_language("en")
 
 
 def test_the_decode_variants_without_a_mistake_are_the_reference():
@@ -278,7 +312,7 @@ def test_floats_are_rounded_in_every_message(capsys):
     out = capsys.readouterr().out
     assert "expected (0.3, 0.03667), got (0.3, 0.0275)" in out and "0000000" not in out
     E.check("06.itl_p95", lambda ts: sum(b - a for a, b in zip(ts, ts[1:])) / (len(ts) - 1))
-    assert "expected 0.475, got 0.1833" in capsys.readouterr().out
+    assert "expected 0.485, got 0.2" in capsys.readouterr().out
 
 
 def test_fmt_rounds_floats_and_shows_just_enough_digits_to_tell_two_apart():
@@ -325,6 +359,41 @@ def test_itl_p95_percentile_as_a_fraction_is_named(language, says, capsys):
     assert says in cases and "95)" in hint
 
 
+def test_itl_p95_lower_method_is_not_called_the_fraction_mistake(capsys):
+    """Before, the seven-token case had five equal gaps, so method="lower" matched the 0.95th percentile there."""
+    import numpy as np
+
+    cases, _ = _hint("06.itl_p95", lambda ts: float(np.percentile(np.diff(ts), 95, method="lower")), "en", capsys)
+    assert "✗" in cases and "0.95th" not in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "milliseconds"), ("zh", "毫秒")])
+def test_itl_p95_in_milliseconds_is_named(language, says, capsys):
+    """Before, a p95 in ms (1000 times the seconds) got only the generic hint."""
+    import numpy as np
+
+    cases, hint = _hint("06.itl_p95", lambda ts: 1e3 * float(np.percentile(np.diff(ts), 95)), language, capsys)
+    assert says in cases
+
+
+def test_itl_p95_max_is_not_called_nearest_rank_where_the_two_coincide(capsys):
+    """Before, with six gaps (nearest rank = max) returning the max was called "the nearest-rank percentile"."""
+    import numpy as np
+
+    cases, _ = _hint("06.itl_p95", lambda ts: float(np.max(np.diff(ts))), "en", capsys)
+    assert "nearest-rank" not in cases and "largest gap" in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "milliseconds"), ("zh", "毫秒")])
+def test_ttft_tpot_in_milliseconds_is_named(language, says, capsys):
+    """Before, an answer in ms (1000 times the seconds) got only the generic hint."""
+    def in_ms(t0, ts):
+        return tuple(None if x is None else 1e3 * x for x in S.ttft_tpot(t0, ts))
+
+    cases, hint = _hint("06.ttft_tpot", in_ms, language, capsys)
+    assert says in cases + hint
+
+
 @pytest.mark.parametrize("exercise_id, mistake, says", [
     ("04.max_requests", "d_h = C / H always", "this config says head_dim = 256"),
     ("04.max_requests", "the MHA form 2·L·B·T·C·bytes", "MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = 2048"),
@@ -336,3 +405,156 @@ def test_sizing_judges_name_the_factor_on_gemma_not_the_rounding(exercise_id, mi
     cases, _ = _hint(exercise_id, dict(MISTAKES[exercise_id])[mistake], "en", capsys)
     gemma = next(line for line in cases.splitlines() if "Gemma-2-9B" in line)
     assert says in gemma and "rounded up" not in gemma, gemma
+
+
+def test_sizing_judges_name_what_a_reviewer_found_unnamed(capsys):
+    """Before: bfloat16 counted as 4 bytes got only "2 times as many" and the case hint about MHA configs (a part
+    done right); the MHA form on Llama-3-8B was called "all 32 query heads" alone; an int8 cache counted as 2
+    bytes got the generic requests hint; a quotient below 1 was shown as 0.000."""
+    from utils.exercises.sizing_mistakes import LLAMA2_7B
+
+    cases, hint = _hint("04.kv_bytes_from_config", dict(MISTAKES["04.kv_bytes_from_config"])["bfloat16 counted as 4 bytes"],
+                        "en", capsys)
+    assert "bfloat16 and float16 take 2 bytes per number" in cases and "num_key_value_heads" not in hint
+    unknown = lambda c, T, B, dt: 3 * S.kv_bytes_from_config(c, T, B, dt) if c is LLAMA2_7B else S.kv_bytes_from_config(c, T, B, dt)
+    cases, hint = _hint("04.kv_bytes_from_config", unknown, "en", capsys)
+    assert "3 times as many" in cases and "check each factor" in hint and "is MHA" not in hint
+    cases, _ = _hint("04.kv_bytes_from_config", dict(MISTAKES["04.kv_bytes_from_config"])["the MHA form 2·L·B·T·C·bytes"],
+                     "en", capsys)
+    assert "all 32 query heads (or used the MHA form" in cases.splitlines()[0]
+    cases, _ = _hint("04.max_requests", dict(MISTAKES["04.max_requests"])["the MHA form 2·L·B·T·C·bytes"], "en", capsys)
+    assert "(or use the MHA form" in cases.splitlines()[0]
+    cases, hint = _hint("04.max_requests", dict(MISTAKES["04.max_requests"])["counts float16 whatever the dtype"], "en", capsys)
+    assert "an int8 cache takes 1 byte per number" in cases and "1 for int8" in hint
+    tiny_quotient = lambda c, T, free, dt: free / S.kv_bytes_from_config(c, T, 1, dt) if free < 2**30 else S.max_requests(c, T, free, dt)
+    cases, _ = _hint("04.max_requests", tiny_quotient, "en", capsys)
+    assert "the quotient 0.000488 itself" in cases and "0.000 " not in cases
+
+
+def test_sizing_judges_name_a_missing_field_read_as_mqa_and_a_reserve_taken_twice(capsys):
+    """Before: num_key_value_heads missing, read as 1 (MQA), was called "one layer's cache" (Llama-2-7B has L = H = 32,
+    so the two give the same number), and later only "H_kv = 1 (MQA)", which misled a learner who forgot L there:
+    now both are named, in the message and the hint. A 10 % reserve taken off free_bytes again got only the generic
+    hint."""
+    from utils.exercises.sizing_mistakes import LLAMA2_7B
+
+    for wrong in (dict(MISTAKES["04.kv_bytes_from_config"])["a missing num_key_value_heads read as 1 (MQA)"],
+                  # L forgotten only where L = H (the Llama-2-7B-shaped case): the same number
+                  lambda c, T, B, dt: S.kv_bytes_from_config(
+                      {**c, "num_hidden_layers": 1} if c is LLAMA2_7B else c, T, B, dt)):
+        cases, hint = _hint("04.kv_bytes_from_config", wrong, "en", capsys)
+        assert "H_kv = 1 (MQA), or of a single layer (L = H = 32 here)" in cases
+        assert "H_kv = H = 32, not 1" in hint and "count all num_hidden_layers" in hint
+        cases, hint = _hint("04.kv_bytes_from_config", wrong, "zh", capsys)
+        assert "只算了一层" in cases and "num_hidden_layers 层全部算上" in hint
+    cases, hint = _hint("04.max_requests", dict(MISTAKES["04.max_requests"])["subtracts a 10 % reserve again"], "en",
+                        capsys)
+    assert "a 10 % reserve taken off free_bytes" in cases and "one request's cache is" not in cases
+    assert "do not subtract a reserve again" in hint
+
+
+@pytest.mark.parametrize("language, says", [("en", "is the course's own function, not yours"), ("zh", "是课程包自带的函数")])
+@pytest.mark.parametrize("exercise_id, name", [("01.causal_mask", "causal_mask"), ("01.repeat_kv", "repeat_kv")])
+def test_the_packages_own_function_is_refused_never_passed(exercise_id, name, language, says, capsys):
+    """The notebook imports the package's causal_mask and repeat_kv for its other cells: checked in place of the
+    learner's function they once passed every case. Now nothing runs, the check says why and never passes."""
+    import utils.attention
+
+    set_language(language)
+    report = E.check(exercise_id, getattr(utils.attention, name))
+    out = capsys.readouterr().out
+    assert not report.passed and not report.cases
+    assert says in out and f"utils.attention.{name}" in out and "✓" not in out
+    assert E.check(exercise_id, E.EXERCISES[exercise_id].solution).passed  # the reference (solved notebooks) passes
+
+
+@pytest.mark.parametrize("language, says", [("en", "rows are queries, columns keys: you returned the transpose"),
+                                            ("zh", "行是查询、列是键：你返回的是按 [T_k, T_q] 排的转置")])
+def test_a_transposed_causal_mask_is_named_on_every_case(language, says, capsys):
+    """A mask built [T_k, T_q] (keys as rows) once got a bare expected/got on prefill and a shape error after."""
+    def transposed(T_q, T_k):
+        return causal_mask(T_q, T_k).T
+
+    cases, hint = _hint("01.causal_mask", transposed, language, capsys)
+    lines = cases.splitlines()
+    square = "or rows and columns swapped" if language == "en" else "或者行和列对调了"
+    assert square in lines[0]  # prefill: the square transpose is the upper triangle, named as such
+    assert all(says in line for line in lines[1:3]) and "✓" in lines[3]  # T_q = T_k = 1: the transpose is the mask
+    assert ("row i of the mask is query i" if language == "en" else "第 i 行是查询 i") in hint
+
+
+@pytest.mark.parametrize("language, square, rect", [
+    ("en", "upper triangle: True where the key is at or after the query", "the comparison is reversed (key >= query)"),
+    ("zh", "上三角：键在查询所在位置或之后时为 True", "比较方向反了（键 >= 查询）")])
+def test_a_causal_mask_with_the_comparison_reversed_is_named_on_every_case(language, square, rect, capsys):
+    """key_pos >= query_pos was told "you returned the transpose" on prefill and a bare expected/got after."""
+    def reversed_comparison(T_q, T_k):
+        return torch.arange(T_k)[None, :] >= torch.arange(T_k - T_q, T_k)[:, None]  # (T_q, T_k)
+
+    cases, hint = _hint("01.causal_mask", reversed_comparison, language, capsys)
+    lines = cases.splitlines()
+    assert square in lines[0] and all(rect in line for line in lines[1:3]) and "✓" in lines[3]
+
+
+@pytest.mark.parametrize("language, says", [("en", "or True and False are swapped"), ("zh", "也可能是 True 和 False 弄反了")])
+def test_a_swapped_mask_is_called_swapped_where_it_hides_every_key(language, says, capsys):
+    """triu(T_k - T_q + 1) (True where attention is forbidden): on the decode and first-token cases the mask hides
+    every key, and the message named only "no query may see any key" or "misses its own key"."""
+    def triu(T_q, T_k):
+        return torch.ones(T_q, T_k, dtype=torch.bool).triu(T_k - T_q + 1)
+
+    cases, _ = _hint("01.causal_mask", triu, language, capsys)
+    decode, first = cases.splitlines()[1], cases.splitlines()[3]
+    assert says in decode and says in first
+
+
+@pytest.mark.parametrize("language, says", [("en", "? = that head holds numbers from no single K/V head"),
+                                            ("zh", "? 表示这个头里的数并非来自同一个 K/V 头")])
+def test_repeat_kv_says_what_a_question_mark_means(language, says, capsys):
+    """repeat_interleave on d_h and a view to H heads mixes heads: "yours 0→?, 1→?" once said no more."""
+    def along_d_h(x, n_rep):
+        B, H_kv, T, d_h = x.shape
+        return x.repeat_interleave(n_rep, dim=3).view(B, H_kv * n_rep, T, d_h)
+
+    cases, _ = _hint("01.repeat_kv", along_d_h, language, capsys)
+    assert "→?" in cases and says in cases
+
+
+def test_positions_without_padding_are_reported_without_a_padding_legend(capsys):
+    set_language("en")
+    E.check("02.prefill_positions", lambda m: m.long().cumsum(1))  # counts from 1; the first case has no padding
+    first_case = capsys.readouterr().out.splitlines()[0]
+    assert "no padding" in first_case and "(-1: padding)" not in first_case
+
+
+@pytest.mark.parametrize("language, says, hint_says", [("en", "SDPA treats a float mask as additive", ".bool()"),
+                                                       ("zh", "SDPA 把浮点掩码当作加性掩码", ".bool()")])
+def test_causal_mask_float_zero_one_mask_is_named(language, says, hint_says, capsys):
+    """Before, a float 0/1 mask only got "expected a bool tensor", though SDPA would add it to the scores and mask
+    nothing."""
+    cases, hint = _hint("01.causal_mask", lambda T_q, T_k: causal_mask(T_q, T_k).float(), language, capsys)
+    assert says in cases and hint_says in hint
+
+
+@pytest.mark.parametrize("language, says", [("en", "changed its input in place"), ("zh", "原地修改了输入")])
+def test_repeat_kv_that_writes_into_its_input_fails(language, says, capsys):
+    """Before, a solution that returned the right heads and then zeroed its input (in an engine, the cache) passed."""
+    def scribble(x, n_rep):
+        out = S.repeat_kv(x, n_rep).clone()
+        x.zero_()
+        return out
+
+    cases, hint = _hint("01.repeat_kv", scribble, language, capsys)
+    assert says in cases and "x.zero_()" in hint
+
+
+@pytest.mark.parametrize("language, says", [("en", "x[:, None].expand(B, n_rep, H_kv, T, d_h)"),
+                                            ("zh", "x[:, None].expand(B, n_rep, H_kv, T, d_h)")])
+def test_repeat_kv_tiled_by_expand_is_named_with_its_axis_order(language, says, capsys):
+    """Before, an expand with the new axis before the heads got a hint about `x.repeat`, which it never called."""
+    def tiled(x, n_rep):
+        B, H_kv, T, d_h = x.shape
+        return x[:, None].expand(B, n_rep, H_kv, T, d_h).reshape(B, H_kv * n_rep, T, d_h)
+
+    cases, hint = _hint("01.repeat_kv", tiled, language, capsys)
+    assert "i % H_kv" in hint and says in hint and "x[:, :, None].expand(B, H_kv, n_rep, T, d_h)" in hint

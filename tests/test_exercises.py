@@ -73,6 +73,13 @@ def _decode_kv_tiled(model, token_ids, cache):
     return model.lm_head(model.norm(x))[:, -1]  # (B, V)
 
 
+def _decode_batch_one(model, token_ids, cache):
+    """The contract's step with batch 1 written into the first .view: a shape error for B = 2."""
+    h = model.layers[0].input_layernorm(model.embed_tokens(token_ids[:, None]))  # (B, 1, C)
+    model.layers[0].self_attn.q_proj(h).view(1, 1, model.cfg.n_heads, model.cfg.head_dim)
+    return S.decode_step(model, token_ids, cache)
+
+
 def _decode_with(**mistake):
     """The reference step with one mistake (utils/exercises/decode_exercise.variant_step's flags)."""
     from utils.exercises.decode_exercise import variant_step
@@ -129,6 +136,17 @@ def _top_p_no_special_case(logits, p):  # float32 `before < p` at every p, 1 inc
     return logits.masked_fill(~keep, float("-inf"))
 
 
+def _top_p_cumsum_of_logits(logits, p):  # the running total over the logits, not softmax(logits)
+    sl, order = logits.sort(descending=True)
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(0, order, sl.cumsum(0) - sl < p)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _top_p_in_place(logits, p):  # right tokens, but written into the caller's logits
+    logits[torch.isinf(S.top_p(logits, p))] = float("-inf")
+    return logits
+
+
 def _stop_regex(text, stops):  # each stop string searched as a regular expression, unescaped
     import re
 
@@ -179,22 +197,30 @@ MISTAKES = {
         ("the whole [T_k, T_k] square", lambda T_q, T_k: torch.ones(T_k, T_k).tril().bool()),
         ("the query cannot see itself", _causal_off_by_one),
         ("True where attention is forbidden", lambda T_q, T_k: ~S.causal_mask(T_q, T_k)),
+        ("the comparison reversed: key >= query",
+         lambda T_q, T_k: torch.arange(T_k)[None, :] >= torch.arange(T_k - T_q, T_k)[:, None]),
     ],
     "01.repeat_kv": [
         ("x.repeat: head h reads h % H_kv", lambda x, n: x.repeat(1, n, 1, 1)),
         ("no expansion", lambda x, n: x),
         ("repeated on the time axis", lambda x, n: x.repeat_interleave(n, dim=2)),
         ("time and d_h swapped", lambda x, n: x.repeat_interleave(n, dim=1).transpose(2, 3)),
+        ("5-D expand without reshape", lambda x, n: x[:, :, None].expand(x.shape[0], x.shape[1], n, *x.shape[2:])),
+        ("left in the [B, T, H, d_h] layout", lambda x, n: x.transpose(1, 2).repeat_interleave(n, dim=2)),
     ],
     "02.last_valid_logits": [
         ("always the last column", lambda logits, mask: logits[:, -1]),
         ("the first real token", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.argmax(1)]),
         ("number of real tokens as the index", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.sum(1) - 1]),
         ("one index for every row: [B, B, V]", lambda logits, mask: logits[:, mask.long().cumsum(1).argmax(1)]),
+        ("the right rows' probabilities", lambda logits, mask: torch.softmax(S.last_valid_logits(logits, mask), -1)),
+        ("flip and argmax without T - 1 -", lambda logits, mask: logits[torch.arange(logits.shape[0]),
+                                                                         mask.long().flip(1).argmax(1)]),
     ],
     "02.prefill_positions": [
         ("0..T-1 for every row", lambda m: torch.arange(m.shape[1]).expand_as(m)),
         ("counts from 1", lambda m: m.long().cumsum(1)),
+        ("counted from the row's end", lambda m: m.long().flip(1).cumsum(1).flip(1) - 1),
         ("the pads counted too", lambda m: torch.arange(m.shape[1]).expand_as(m) * m),
         ("the pads left at -1 (no clamp)", lambda m: m.long().cumsum(1) - 1),
         ("first real column from mask.argmax, no clamp", lambda m: torch.arange(m.shape[1]) - m.argmax(1, keepdim=True)),
@@ -204,6 +230,8 @@ MISTAKES = {
         ("the new entries replace the cache", lambda ck, cv, k, v: (k, v)),
         ("new entries first", lambda ck, cv, k, v: (k, v) if ck is None else (torch.cat([k, ck], 2), torch.cat([v, cv], 2))),
         ("K and V swapped", lambda ck, cv, k, v: S.cache_update(ck, cv, k, v)[::-1]),
+        ("only the last new position appended", lambda ck, cv, k, v: (k, v) if ck is None else
+         (torch.cat([ck, k[:, :, -1:]], 2), torch.cat([cv, v[:, :, -1:]], 2))),
     ],
     "03.decode_step": [
         ("position 0 for the new token", _decode_position_zero),
@@ -223,6 +251,10 @@ MISTAKES = {
         ("no RoPE on k", _decode_with(rope_k=False)),
         ("no RoPE on q", _decode_with(rope_q=False)),
         ("K/V heads expanded with repeat, not repeat_interleave", _decode_kv_tiled),
+        ("q rotated twice", _decode_with(extra_rope="q")),
+        ("q and k rotated twice", _decode_with(extra_rope="qk")),
+        ("scores not divided by sqrt(d_h)", _decode_with(unscaled=True)),
+        ("batch 1 hard-coded in .view", _decode_batch_one),
     ],
     "04.kv_bytes_from_config": [
         ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
@@ -231,9 +263,13 @@ MISTAKES = {
         ("ignores batch_size", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, 1, dt)),
         ("int8 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "int8" else dt)),
         ("float32 counted as 2 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, "float16" if dt == "float32" else dt)),
+        ("bfloat16 counted as 4 bytes", lambda c, T, B, dt: S.kv_bytes_from_config(
+            c, T, B, "float32" if S.DTYPE_BYTES[dt] == 2 else dt)),
         ("one layer only", lambda c, T, B, dt: S.kv_bytes_from_config({**c, "num_hidden_layers": 1}, T, B, dt)),
         ("the MHA form 2·L·B·T·C·bytes", lambda c, T, B, dt: 2 * c["num_hidden_layers"] * B * T * c["hidden_size"]
          * S.DTYPE_BYTES[dt]),
+        ("a missing num_key_value_heads read as 1 (MQA)", lambda c, T, B, dt: S.kv_bytes_from_config(
+            {"num_key_value_heads": 1, **c}, T, B, dt)),
     ],
     "04.max_requests": [
         ("rounds to the nearest", lambda c, T, free, dt: round(free / S.kv_bytes_from_config(c, T, 1, dt))),
@@ -248,6 +284,7 @@ MISTAKES = {
             {k: v for k, v in c.items() if k != "head_dim"}, T, 1, dt)),
         ("the MHA form 2·L·B·T·C·bytes", lambda c, T, free, dt: free // (
             2 * c["num_hidden_layers"] * T * c["hidden_size"] * S.DTYPE_BYTES[dt])),
+        ("subtracts a 10 % reserve again", lambda c, T, free, dt: int(free * 0.9) // S.kv_bytes_from_config(c, T, 1, dt)),
     ],
     "05.top_p": [
         ("drops the token that crosses p", _top_p_strict),
@@ -260,6 +297,9 @@ MISTAKES = {
         ("sorted mask on unsorted logits", _top_p_unscattered),
         ("renormalised with log_softmax", _top_p_log_softmax),
         ("drops the long tail at p = 1", _top_p_no_special_case),
+        ("running total over the logits", _top_p_cumsum_of_logits),
+        ("returns the boolean mask", lambda logits, p: torch.isfinite(S.top_p(logits, p))),
+        ("changes the logits in place", _top_p_in_place),
     ],
     "05.stop_text": [
         ("endswith on the text", _stop_endswith),
@@ -385,6 +425,13 @@ def test_bad_arguments_are_named():
         E.check("09.nope", lambda: None)
     with pytest.raises(ValueError, match="needs your function"):
         E.check("01.causal_mask", "causal_mask")
+
+
+def test_a_function_that_changes_its_input_tensor_fails_and_is_told_so(capsys):
+    """Every exercise: a right result computed by writing into the caller's tensor still fails, named."""
+    report = E.check("05.top_p", dict(MISTAKES["05.top_p"])["changes the logits in place"])
+    assert not report.passed
+    assert "changed the tensor it was given as its argument `logits`" in capsys.readouterr().out
 
 
 def test_cases_are_fresh_each_run():

@@ -1,8 +1,10 @@
 """Notebook 06's panel: the memory-bandwidth limit of decode, driven without a browser."""
 import random
+import re
 
 import matplotlib
 import matplotlib.pyplot as plt
+
 import pytest
 
 matplotlib.use("Agg")
@@ -132,6 +134,16 @@ def test_without_a_published_peak_the_limit_is_memory_only(panel):
         assert s["tpot_min_s"] == pytest.approx(s["memory_s"]) and "memory roof only" in panel.html.value
     c["hardware"].value = "NVIDIA H100 SXM (HBM3)"
     assert panel.state["peak_flops"] == 989e12  # bfloat16, dense, from the datasheet
+
+
+def test_the_measured_machine_says_not_measured_and_the_table_has_one_ms_format():
+    """Before: "no published bfloat16 peak" for this machine (measured), and "6.08e+03 ms" beside "6,084.75 ms"."""
+    p = no_plot(DecodeBoundPanel(measured_GBps=0.05, measured_GFLOPS=1.0, model="bench 50M", dtype="bfloat16", T=256))
+    p.controls["B"].value = 256
+    assert "not measured in bfloat16 on this machine" in p.html.value and "no published" not in p.html.value
+    assert not re.search(r"\de[+-]\d", p.html.value)  # no scientific notation
+    p.controls["dtype"].value = "float32"
+    assert not re.search(r"\de[+-]\d", p.html.value) and "GFLOP / " in p.html.value
 
 
 def test_the_panel_speaks_the_notebooks_units_and_warns_when_the_batch_does_not_fit():

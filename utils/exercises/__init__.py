@@ -31,7 +31,7 @@ from typing import Any, Callable
 from ..i18n import in_language, language, tr
 from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
-from .judges import Case, Diagnosis, Exercise, FormProblem, is_form_problem
+from .judges import Case, Diagnosis, Exercise, FormProblem, InputChanged, diagnosis, is_form_problem
 
 __all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
            "diagnose", "mystery", "VOCABULARY"]
@@ -115,6 +115,24 @@ def _short_error(err: BaseException) -> str:
     return f"{name}: {text[:160]}" if text else name
 
 
+def _argument_name(fn: Callable[..., Any], position: int) -> str:
+    """The name of ``fn``'s parameter at ``position`` (``logits``), or its number when it has none."""
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    return f"`{names[position]}`" if position < len(names) else tr("number {n}", n=position + 1)
+
+
+def _changed_input(fn: Callable[..., Any], err: InputChanged) -> Diagnosis:
+    return diagnosis(tr("your function changed the tensor it was given as its argument {name} (in place)",
+                        name=_argument_name(fn, err.position)),
+                     tr("leave the inputs as they are: the caller reads them again after your function returns. "
+                        "Build a new tensor (`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` before "
+                        "writing into one"))
+
+
 def _exercise(exercise_id: str) -> Exercise:
     if exercise_id not in EXERCISES:
         raise ValueError(tr("unknown exercise {id!r}; the exercises are {ids}", id=exercise_id, ids=sorted(EXERCISES)))
@@ -158,6 +176,9 @@ def run(exercise_id: str, fn: Callable[..., Any]) -> Report:
                  "zh": "你的函数在这个用例里抛出了 NotImplementedError：这部分还没写完"},
                 {"en": "finish the part that still raises NotImplementedError, then run this cell again.",
                  "zh": "先把还会抛出 NotImplementedError 的那部分写完，再运行这个单元格。"})))
+            continue
+        except InputChanged as err:  # right or not, the result was computed by changing the caller's tensor
+            report.cases.append(CaseResult(case.words, False, _changed_input(fn, err)))
             continue
         except _TooSlow:
             report.cases.append(CaseResult(case.words, False, _run_problem(

@@ -12,10 +12,12 @@ import torch
 
 from ..i18n import in_language, tr
 from . import solutions as S
-from .decode_exercise import cache_pair_judge, decode_step_cases, mqa_model
+from .cache_exercise import cache_pair_judge
+from .decode_exercise import decode_step_cases, mqa_model
 from .judges import (Case, Exercise, FormProblem, call_with, diagnosis, is_form_problem, make_case, same_pair,
                      same_tensor, same_value, seeded_randn)
-from .mistakes import head_map_judge, mask_judge, nucleus_judge, positions_judge, stop_judge
+from .attention_judges import mask_judge, repeat_kv_case
+from .mistakes import nucleus_judge, positions_judge, stop_judge
 from .sizing_mistakes import kv_bytes_cases, max_requests_cases
 
 
@@ -34,13 +36,14 @@ def _repeat_kv_cases() -> list[Case]:
     # (B, H_kv, T, d_h): distinct numbers everywhere; d_h = 2, so a copy along d_h differs from one along T
     x = torch.arange(2 * 3 * 2 * 2, dtype=torch.float32).view(2, 3, 2, 2)
     x_t = torch.arange(2 * 2 * 3 * 2, dtype=torch.float32).view(2, 2, 3, 2)  # (B, H_kv, T=3, d_h=2)
-    return [Case("GQA: B=2, H_kv=3, n_rep=2", call_with(x, 2), head_map_judge(x, 2),
-                 "query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
-            Case("MHA: n_rep=1 changes nothing", call_with(x, 1), head_map_judge(x, 1)),
-            Case("MQA: H_kv=1, n_rep=4", call_with(x[:, :1], 4), head_map_judge(x[:, :1], 4)),
+    # each case also checks that the learner's function left its input (in an engine, the cache) unchanged
+    return [repeat_kv_case("GQA: B=2, H_kv=3, n_rep=2", x, 2,
+                           "query head h reads K/V head h // n_rep: the copies of one head sit side by side"),
+            repeat_kv_case("MHA: n_rep=1 changes nothing", x, 1),
+            repeat_kv_case("MQA: H_kv=1, n_rep=4", x[:, :1].clone(), 4),
             # T = 3 != d_h = 2: a result with time and d_h swapped has another shape
-            Case("GQA with T != d_h: H_kv=2, n_rep=2, T=3, d_h=2", call_with(x_t, 2), head_map_judge(x_t, 2),
-                 "only the heads axis grows: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]")]
+            repeat_kv_case("GQA with T != d_h: H_kv=2, n_rep=2, T=3, d_h=2", x_t, 2,
+                           "only the heads axis grows: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]")]
 
 
 # --- 02 · prefill ---------------------------------------------------------------------------------
@@ -61,6 +64,16 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
+        if torch.allclose(got.double(), torch.softmax(expected.double(), -1), atol=1e-6):  # the right rows, softmaxed
+            return diagnosis(tr("you returned probabilities, the softmax of the right rows; the contract asks for logits"),
+                             tr("return the rows of `logits` themselves: sampling applies the softmax later"))
+        from_end = mask.long().flip(1).argmax(1)  # (B,): mask.flip(1).argmax(1), the last 1 counted from the end
+        if all(torch.equal(got[b], logits[b, int(from_end[b])]) for b in range(B)):
+            b = next(b for b in range(B) if not torch.equal(got[b], expected[b]))
+            return diagnosis(
+                tr("row {b}: you returned position {t}, the last real token's distance from the end; it is at {last}",
+                   b=b, t=int(from_end[b]), last=int(mask[b].nonzero().max())),
+                tr("`mask.flip(1).argmax(1)` counts from the end of the row: the position is T - 1 minus it"))
         first = [int(mask[b].nonzero().min()) for b in range(B)]  # each row's first 1, what mask.argmax(1) finds
         if all(torch.equal(got[b], logits[b, first[b]]) for b in range(B)):
             b = next(b for b in range(B) if not torch.equal(got[b], expected[b]))
@@ -200,6 +213,10 @@ def _ttft_tpot_judge(t_request: float, times: list[float]) -> Callable[[Any], st
         if n > 1 and (close(tpot, (times[-1] - t_request) / n) or close(tpot, (times[-1] - t_request) / (n - 1))):
             return diagnosis(_said(problem, tr("your TPOT counts from the request")),
                              tr("TPOT starts at the first token: the wait before it is TTFT's"))
+        tpot_ms = None if expected[1] is None else 1e3 * expected[1]
+        if close(ttft, 1e3 * expected[0]) and (tpot is tpot_ms or close(tpot, tpot_ms)):
+            return diagnosis(_said(problem, tr("your values are 1000 times too large: milliseconds")),
+                             tr("return seconds, not ms: the times in the log are in seconds"))
         return problem
     return judge
 
@@ -213,27 +230,31 @@ def _ttft_tpot_cases() -> list[Case]:
 
 
 def _itl_judge(times: list[float]) -> Callable[[Any], str | None]:
-    """Compare with the reference; name the usual mistakes (mean, max, another percentile method)."""
+    """Compare with the reference; name the usual mistakes (mean, max, another percentile method, ms)."""
     gaps = np.diff(times)
-    form = same_value(S.itl_p95(times))
-    named = [(float(gaps.mean()), tr("your value is the mean gap (that is TPOT)")),
-             (float(gaps.max()), tr("your value is the largest gap, not the 95th percentile")),
-             (float(np.percentile(gaps, 95, method="nearest")), tr("your value is the nearest-rank percentile")),
-             (float(np.percentile(gaps, 0.95)), tr("your value is the 0.95th percentile: np.percentile takes q in percent"))]
+    expected = S.itl_p95(times)
+    form = same_value(expected)
+    take = tr("take `np.percentile(gaps, 95)`: numpy's default interpolates linearly")
+    named = [(float(gaps.mean()), tr("your value is the mean gap (that is TPOT)"), take),
+             (float(gaps.max()), tr("your value is the largest gap, not the 95th percentile"), take),
+             (float(np.percentile(gaps, 95, method="nearest")), tr("your value is the nearest-rank percentile"), take),
+             (float(np.percentile(gaps, 0.95)), tr("your value is the 0.95th percentile: np.percentile takes q in percent"), take),
+             (1e3 * expected, tr("your value is 1000 times too large: milliseconds"),
+              tr("return seconds, not ms: the times in the log are in seconds"))]
 
     def judge(got) -> str | None:
         problem = form(got)
-        if problem is None or is_form_problem(problem):
+        if problem is None or is_form_problem(problem) or not isinstance(got, (int, float)):
             return problem
-        for value, message in named:
-            if isinstance(got, (int, float)) and abs(got - value) <= 1e-9:
-                return diagnosis(_said(problem, message), tr("take `np.percentile(gaps, 95)`: numpy's default interpolates linearly"))
+        hits = [(message, hint) for value, message, hint in named if abs(got - value) <= 1e-9 * max(1.0, abs(value))]
+        if len({message for message, _ in hits}) == 1:  # two mistakes giving the same value (few gaps: nearest rank = max) name neither
+            return diagnosis(_said(problem, hits[0][0]), hits[0][1])
         return problem
     return judge
 
 
 def _itl_cases() -> list[Case]:
-    times = [1.0, 1.1, 1.2, 1.3, 1.9, 2.0, 2.1]
+    times = [1.0, 1.1, 1.21, 1.33, 1.93, 2.06, 2.2]  # gaps 0.10, 0.11, 0.12, 0.60, 0.13, 0.14: six gaps, so nearest rank = max
     many = [0.0]  # 24 gaps of 20-43 ms, two of them stalls of 250 and 400 ms: p95, max and nearest rank all differ
     for gap in [0.020 + 0.001 * k for k in range(22)] + [0.25, 0.40]:
         many.append(round(many[-1] + gap, 6))

@@ -192,10 +192,31 @@ def is_form_problem(message: str) -> bool:
     return isinstance(message, FormProblem) or any(m in message for m in FORM_PROBLEMS)
 
 
+class InputChanged(Exception):
+    """The learner's function changed a tensor it was given (``position``: which argument, from 0). A result
+    computed in place can be right and still break the caller, who reads that tensor again."""
+
+    def __init__(self, position: int):
+        super().__init__(position)
+        self.position = position
+
+
+def _same_contents(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return torch.equal(a, b) or (a.is_floating_point() and bool(((a == b) | (a.isnan() & b.isnan())).all()))
+
+
 def call_with(*args) -> Callable[[Callable], Any]:
-    """A case that calls the function once; tensors are cloned so each call sees fresh inputs."""
+    """A case that calls the function once; tensors are cloned so each call sees fresh inputs, and a tensor
+    that comes back changed raises ``InputChanged``."""
     def run(fn):
-        return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+        given = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        got = fn(*given)
+        for i, (a, g) in enumerate(zip(args, given)):
+            if isinstance(a, torch.Tensor) and not _same_contents(a, g):
+                raise InputChanged(i)
+        return got
     return run
 
 

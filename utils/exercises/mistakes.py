@@ -1,9 +1,9 @@
-"""Judges that recognise the mistakes learners make in the exercises of notebooks 01-05 and name them
-(notebook 04's, which read byte counts, are in ``sizing_mistakes.py``; notebook 03's, which read a cache and
-a decode step, in ``decode_exercise.py``).
+"""Judges that recognise the mistakes learners make in the exercises of notebooks 02-05 and name them
+(notebook 01's are in ``attention_judges.py``; notebook 04's, which read byte counts, in ``sizing_mistakes.py``;
+notebook 03's, which read a cache and a decode step, in ``decode_exercise.py``).
 
-Each judge builds what a plausible mistake would have returned on the case's inputs (the mask without its
-offset, the heads laid out by ``x.repeat``, the new positions before the old ones...) and compares the
+Each judge builds what a plausible mistake would have returned on the case's inputs (the positions counted
+from 1, the new positions before the old ones...) and compares the
 learner's result with each: a match is a ``diagnosis``, a message about that mistake with a hint about
 that mistake. A result that matches no known mistake gets the usual "expected ..., got ..." and the
 exercise's own hint. Everything said goes through ``tr``; values through ``fmt``.
@@ -29,123 +29,6 @@ def _equal(got: torch.Tensor, candidate) -> bool:
     return bool((torch.isclose(a, b, atol=1e-6, rtol=0) | (a == b)).all())
 
 
-# --- 01.causal_mask ---------------------------------------------------------------------------------
-
-def mask_judge(T_q: int, T_k: int) -> Judge:
-    """The mask [T_q, T_k] for T_q queries after T_k - T_q cached keys."""
-    expected = S.causal_mask(T_q, T_k)
-    form, offset = same_tensor(expected), T_k - T_q
-    band = torch.ones(T_q, T_k, dtype=torch.bool)
-
-    def judge(got) -> str | None:
-        if (isinstance(got, torch.Tensor) and got.is_floating_point() and tuple(got.shape) == (T_q, T_k)
-                and bool(((got == 0) | (got == -torch.inf)).all())):  # SDPA's other mask form: added to the scores
-            return diagnosis(
-                tr("you returned an additive float mask (0 / -inf, dtype {dtype}): the check wants booleans",
-                   dtype=got.dtype),
-                tr("return booleans, True = may attend (an additive mask is 0 where True and -inf where False)"))
-        if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_q, T_q) and T_q != T_k:
-            return diagnosis(
-                tr("your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys",
-                   shape=[T_q, T_q], n=offset),
-                tr("the mask needs a column for every key, the cached ones first: [T_q, T_k]"))
-        if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_k, T_k) and T_q != T_k:
-            return diagnosis(
-                tr("your mask is the whole square [T_k, T_k] = {shape}: only the new queries make rows "
-                   "(T_q = {n}), expected [T_q, T_k] = {expected}", shape=[T_k, T_k], n=T_q, expected=[T_q, T_k]),
-                tr("the cached keys' queries were computed earlier and are not made again: keep one row per new "
-                   "query, the last T_q rows of the square (or build [T_q, T_k] with the diagonal shifted right)"))
-        problem = form(got)
-        if problem is None or is_form_problem(problem):
-            return problem
-        got = got.bool()
-        if offset and torch.equal(got, band.tril(0)):
-            return diagnosis(
-                tr("your diagonal starts at key 0, as if nothing were cached: query 0 sees key 0 only, "
-                   "expected {expected}, got {got}", expected=fmt(expected.int()), got=fmt(got.int())),
-                tr("the T_k - T_q cached keys come before the queries: query i sits at position T_k - T_q + i, so "
-                   "the diagonal moves right by T_k - T_q"))
-        if torch.equal(got, band.tril(offset - 1)):
-            return diagnosis(tr("each query misses its own key: expected {expected}, got {got}",
-                                expected=fmt(expected.int()), got=fmt(got.int())),
-                             tr("a query attends to itself too: query i sees keys 0 ... T_k - T_q + i, that key "
-                                "included (<=, not <)"))
-        if offset and torch.equal(got, band.tril(-offset)):
-            if not bool(got.any()):  # one query: the flipped diagonal hides every key, as swapped True/False would
-                return diagnosis(
-                    tr("no query may see any key, not even its own: expected {expected}, got {got}",
-                       expected=fmt(expected.int()), got=fmt(got.int())),
-                    tr("True = may attend, and the T_k - T_q cached keys come before the queries: query i sees keys "
-                       "0 ... T_k - T_q + i, a diagonal shifted right (`tril(T_k - T_q)`), not left"))
-            return diagnosis(
-                tr("your diagonal moved left by T_k - T_q = {n} instead of right: expected {expected}, got {got}",
-                   n=offset, expected=fmt(expected.int()), got=fmt(got.int())),
-                tr("the cached keys come before the queries, so the diagonal shifts right: `tril(T_k - T_q)`, "
-                   "not `tril(T_q - T_k)`"))
-        if torch.equal(got, ~expected):
-            return diagnosis(tr("True and False are swapped: expected {expected}, got {got}",
-                                expected=fmt(expected.int()), got=fmt(got.int())),
-                             tr("True means may attend (as in `causal_mask` and SDPA's bool mask): True at the keys at "
-                                "or before each query's position"))
-        if torch.equal(got, band.tril(offset + 1)):
-            return diagnosis(tr("each query sees one key of its future: expected {expected}, got {got}",
-                                expected=fmt(expected.int()), got=fmt(got.int())),
-                             tr("query i sees keys 0 ... T_k - T_q + i and no further: the next key is its future"))
-        return expected_got(expected.int(), got.int())  # a mask reads as 0/1, like every message above
-    return judge
-
-
-# --- 01.repeat_kv -----------------------------------------------------------------------------------
-
-def _arrows(heads: list) -> str:
-    return ", ".join(f"{i}→{'?' if j is None else j}" for i, j in enumerate(heads))
-
-
-def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
-    """Names which K/V head each query head reads (x holds distinct numbers in every head)."""
-    expected = S.repeat_kv(x, n_rep)
-    form = same_tensor(expected)
-    B, H_kv, T, d_h = x.shape
-
-    def judge(got) -> str | None:
-        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T * n_rep, d_h):
-            return diagnosis(tr("you repeated along the time axis: shape {got}, expected {expected}",
-                                got=list(got.shape), expected=list(expected.shape)),
-                             tr("the copies go on the heads axis, dim=1: [B, H_kv, T, d_h] -> "
-                                "[B, H_kv * n_rep, T, d_h]"))
-        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(x.shape):
-            return diagnosis(tr("nothing was repeated: shape {got}, expected {expected}; each of the {H} query heads "
-                                "needs a K/V head", got=list(got.shape), expected=list(expected.shape), H=H_kv * n_rep),
-                             tr("each K/V head appears n_rep times on dim=1, once for each query head of its group"))
-        if T != d_h and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv * n_rep, d_h, T):
-            return diagnosis(tr("time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]",
-                                got=list(got.shape), expected=list(expected.shape)),
-                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
-                                "transpose, and a reshape or view lists the axes in that order"))
-        problem = form(got)
-        if problem is None or is_form_problem(problem):
-            return problem
-        if T == d_h and _equal(got, expected.transpose(2, 3)):  # square [T, d_h]: the swap keeps the shape
-            return diagnosis(tr("time and d_h changed places: your [T, d_h] matrices are transposed"),
-                             tr("only the heads axis (dim=1) grows: time stays on dim=2 and d_h on dim=3, so no "
-                                "transpose, and a reshape or view lists the axes in that order"))
-        if n_rep > 1 and _equal(got, x.repeat_interleave(n_rep, dim=2).reshape(expected.shape)):
-            return diagnosis(tr("you copied along the time axis, then reshaped to {H} heads: each query head now holds "
-                                "repeated time steps of one K/V head, not the whole head", H=H_kv * n_rep),
-                             tr("copy whole heads, on the heads axis (dim=1): `repeat_interleave(n_rep, dim=1)`, or "
-                                "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`"))
-        mine = [next((j for j in range(H_kv) if _equal(got[:, i], x[:, j])), None) for i in range(H_kv * n_rep)]
-        want = [i // n_rep for i in range(H_kv * n_rep)]
-        text = tr("query head i reads K/V head j: yours {mine}; expected {want}",
-                  mine=_arrows(mine), want=_arrows(want))
-        if mine == [i % H_kv for i in range(H_kv * n_rep)]:
-            return diagnosis(text, tr("`x.repeat` (or `torch.tile`) lays out all the heads, then all of them again, so "
-                                      "query head i reads i % H_kv; the n_rep copies of one head must sit side by "
-                                      "side: `repeat_interleave(n_rep, dim=1)`, or `expand` and `reshape`"))
-        return text
-    return judge
-
-
 # --- 02.prefill_positions ---------------------------------------------------------------------------
 
 def positions_judge(mask: torch.Tensor) -> Judge:
@@ -160,11 +43,16 @@ def positions_judge(mask: torch.Tensor) -> Judge:
             return FormProblem(tr("positions index the RoPE tables: expected an integer dtype, got {dtype}",
                                   dtype=got.dtype))
         if not torch.equal(got[real], expected[real]):
-            text = tr("at the real tokens expected {expected} (-1: padding), got {got}",
-                      expected=expected.masked_fill(~real, -1).tolist(), got=got.tolist())
+            text = (tr("expected {expected}, got {got}", expected=expected.tolist(), got=got.tolist()) if real.all() else
+                    tr("at the real tokens expected {expected} (-1: padding), got {got}",
+                       expected=expected.masked_fill(~real, -1).tolist(), got=got.tolist()))
             if torch.equal(got[real], expected[real] + 1):
                 return diagnosis(text, tr("number each row's real tokens from 0: a cumulative sum counts from 1, "
                                           "so subtract 1"))
+            from_end = mask.long().flip(1).cumsum(1).flip(1) - 1  # (B, T): each row counted from its last token
+            if torch.equal(got[real], from_end[real]):
+                return diagnosis(text, tr("you counted from the row's end: its last real token got 0. Number from the "
+                                          "first real token, left to right: `cumsum(1)` along the row"))
             return text
         if bool(((got < 0) | (got >= T))[~real].any()):
             return diagnosis(
@@ -193,6 +81,9 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
     # the mask of the sorted order applied to the logits as they stand (the scatter back forgotten)
     before = probs[order].cumsum(0) - probs[order]  # (V,): mass ranked before each, in sorted order
     unscattered = before < p
+    # the running total taken over the logits themselves, not over softmax(logits)
+    sorted_logits = logits.double()[order]
+    over_logits = torch.zeros_like(keep).scatter(0, order, sorted_logits.cumsum(0) - sorted_logits < p)
     n_keep = int(keep.sum())
     long = logits.numel() > 24  # too many values to list: the messages name the mistake only
     # the token after the nucleus, when the tokens before it reach p exactly (kept by `before <= p`)
@@ -202,6 +93,9 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
         return mask.nonzero().flatten().tolist()
 
     def judge(got) -> str | None:
+        if isinstance(got, torch.Tensor) and got.dtype == torch.bool:
+            return FormProblem(tr("expected float logits, got a bool mask: return `logits.masked_fill(~keep, "
+                                  "float('-inf'))`, not `keep`"))
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
@@ -241,6 +135,15 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
         text = tr("you kept tokens {mine}; the nucleus is {want}", mine=ids(kept), want=ids(keep))
         if not bool(kept.any()):
             return diagnosis(text, tr("never empty: the most likely token is always kept"))
+        if torch.equal(kept, over_logits) and torch.equal(kept, from_least):  # either mistake keeps these tokens
+            return diagnosis(text, tr("your running total reached p too late: it is over softmax(logits), not the "
+                                      "logits, and it starts at the most likely token (sort by probability, "
+                                      "descending)"))
+        if torch.equal(kept, over_logits):
+            return diagnosis(tr("you kept tokens {mine}, as a running total of the logits themselves would; the "
+                                "nucleus is {want}", mine=ids(kept), want=ids(keep)),
+                             tr("the running total is over softmax(logits), not the logits: take the softmax, "
+                                "sort it, then sum the probabilities"))
         if at_p is not None and torch.equal(kept, keep.clone().index_fill_(0, torch.tensor([at_p]), True)):
             return diagnosis(tr("you kept tokens {mine}; the tokens before {t} already reach p = {p} exactly, so the "
                                 "nucleus is {want}", mine=ids(kept), t=at_p, p=p, want=ids(keep)),
@@ -296,7 +199,15 @@ def stop_judge(text: str, stops: list[str]) -> Judge:
         if hits:
             first, _, s = hits[0]
             missing = [m for m in stops if m not in text]
-            if missing and (got is None or got == text[:-1]):  # min() over positions that include find's -1
+            if missing and got is None:  # two mistakes return None here: an endswith test, or min() over find's -1
+                return diagnosis(
+                    tr("you returned None, but {s} occurs at position {pos}: either you looked only at the end of "
+                       "the text (`endswith`), or you took the smallest `text.find` over every stop string, where the "
+                       "-1 of {m}, which does not occur, was smallest", s=fmt(s), pos=first, m=fmt(missing[0])),
+                    tr("a stop string can stand anywhere in the text: search for it anywhere in the text, not only "
+                       "at its end; and `text.find(s)` returns -1 for one that does not occur: leave those out "
+                       "before taking the smallest position"))
+            if missing and got == text[:-1]:  # min() over find's -1, then text[:-1]
                 return diagnosis(
                     tr("{m} does not occur, so `text.find({m})` is -1, and the smallest position was that -1 "
                        "(you returned {got}); {s} occurs at position {pos}", m=fmt(missing[0]), got=fmt(got), s=fmt(s),
@@ -320,10 +231,19 @@ def stop_judge(text: str, stops: list[str]) -> Judge:
                                  tr("drop the stop string itself: cut at its start, `text[:position]`"))
             listed = min(hits, key=lambda hit: hit[1])
             if listed[1] != hits[0][1] and got == text[: listed[0]]:
-                return diagnosis(tr("you cut at {listed}, the first string of the list; {s} occurs earlier in the text",
+                at_end = text.endswith(listed[2]) and text.find(listed[2]) == len(text) - len(listed[2])
+                return diagnosis(tr("you cut at {listed}, which ends the text and is the first string of the list; {s} "
+                                    "occurs earlier: did you test only the end (`endswith`) or take the first listed?",
+                                    listed=fmt(listed[2]), s=fmt(s)) if at_end else
+                                 tr("you cut at {listed}, the first string of the list; {s} occurs earlier in the text",
                                     listed=fmt(listed[2]), s=fmt(s)),
                                  tr("the order of the list does not matter: find every stop string and cut at the one "
                                     "that occurs first in the text (the smallest position)"))
+            if got is None and first != 0 and not text.endswith(s):
+                return diagnosis(tr("you returned None, but {s} occurs at position {pos}, not at the end of the text: "
+                                    "did you test only the end (`endswith`)?", s=fmt(s), pos=first),
+                                 tr("look for the stop string anywhere in the text (`text.find(s)`), not only at its "
+                                    "end: it may cover several tokens"))
             if got is None:
                 return diagnosis(tr("you returned None, but {s} occurs at position {pos}", s=fmt(s), pos=first),
                                  tr("position 0 is a hit too: test `s in text` (or `pos != -1`), not whether the "

@@ -100,8 +100,8 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
         candidates.append((wrong, tr("{got:,} bytes is the cache with H_kv = 1 (MQA), or of a single layer (L = H = "
                                      "{H} here), 1/{H} of the right size", got=wrong, H=H) if L == H else
                            tr("{got:,} bytes is the cache with H_kv = 1 (MQA), 1/{H} of the right size", got=wrong, H=H),
-                           tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1; and every layer "
-                              "keeps its own K and V: multiply by num_hidden_layers", H=H) if L == H else
+                           tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1; if you left out "
+                              "the layers instead, count all num_hidden_layers of them", H=H) if L == H else
                            tr("a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1", H=H)))
     candidates.append((f({**config, "num_hidden_layers": 1}, seq_len, batch_size, dtype),
                        tr("{got:,} bytes is one layer's cache; the model has {L} layers",

@@ -50,9 +50,9 @@ MESSAGES: dict[str, str] = {
         "提示词一次性经过全部 L 层：每层的 K/V [B, H_kv, T, d_h]，最后一个有效位置的 logits，左填充的批，"
         "TTFT 随提示词长度的变化",
     "one new token per step: its query attends over the cached keys plus its own; cached logits equal full "
-    "recompute; what the cache saves and what it does not; why decode is bandwidth-bound (arithmetic intensity vs "
+    "recompute within a tolerance; what the cache saves and what it does not; why decode is bandwidth-bound (arithmetic intensity vs "
     "the ridge) and slows as the context grows":
-        "每步一个新 token：它的查询关注缓存里的键和它自己的键；带缓存的 logits 等于完全重算的结果；缓存省下了什么、"
+        "每步一个新 token：它的查询关注缓存里的键和它自己的键；带缓存的 logits 在容差以内等于完全重算的结果；缓存省下了什么、"
         "省不下什么；为什么解码是访存受限的（算术强度与脊点相比），以及为什么上下文越长越慢",
     "cache bytes = 2 × L × B × H_kv × T × d_h × bytes per value, for real models; how GQA/MQA and the dtype shrink "
     "it":

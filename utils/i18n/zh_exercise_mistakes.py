@@ -40,6 +40,14 @@ MESSAGES: dict[str, str] = {
     "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`":
         "要复制整个头，在头这一维（`dim=1`）上复制：`repeat_interleave(n_rep, dim=1)`，或者 "
         "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, H_kv * n_rep, T, d_h)`",
+    "rows are queries, columns keys: you returned the transpose, [T_k, T_q]: expected "
+    "{expected}, got {got}":
+        "行是查询、列是键：你返回的是按 [T_k, T_q] 排的转置。应为 {expected}，实际是 {got}",
+    "row i of the mask is query i, column j is key j: build it as [T_q, T_k], True where key j's "
+    "position <= query i's position T_k - T_q + i":
+        "掩码的第 i 行是查询 i，第 j 列是键 j：按 [T_q, T_k] 来构造，键 j 的位置 <= 查询 i 的位置 T_k - T_q + i 时为 True",
+    " (or True and False are swapped: True = may attend)": "（也可能是 True 和 False 弄反了：True 表示可以关注）",
+    " (? = that head holds numbers from no single K/V head)": "（? 表示这个头里的数并非来自同一个 K/V 头）",
     "each query misses its own key: expected {expected}, got {got}":
         "每个查询都看不到它自己的键：应为 {expected}，实际是 {got}",
     "a query attends to itself too: query i sees keys 0 ... T_k - T_q + i, that key included (<=, not <)":
@@ -52,22 +60,58 @@ MESSAGES: dict[str, str] = {
         "每个查询都多看到了一个未来的键：应为 {expected}，实际是 {got}",
     "query i sees keys 0 ... T_k - T_q + i and no further: the next key is its future":
         "查询 i 只能看到键 0 … T_k - T_q + i，再往后一个就是它的未来了",
+    "upper triangle: True where the key is at or after the query (comparison reversed, or rows and columns "
+    "swapped): expected {expected}, got {got}":
+        "上三角：键在查询所在位置或之后时为 True（比较方向反了，或者行和列对调了）：应为 {expected}，实际是 {got}",
+    "True where the key is at or after the query's position: the comparison is reversed (key >= query): "
+    "expected {expected}, got {got}":
+        "键在查询所在位置或之后时为 True：比较方向反了（键 >= 查询）：应为 {expected}，实际是 {got}",
+    "row i of the mask is query i, column j is key j: True where key j's position <= query i's position "
+    "T_k - T_q + i (the key on the small side)":
+        "掩码的第 i 行是查询 i，第 j 列是键 j：键 j 的位置 <= 查询 i 的位置 T_k - T_q + i 时为 True（键的位置在小的那一边）",
     # 01.repeat_kv
-    "you repeated along the time axis: shape {got}, expected {expected}":
-        "你是在时间维上重复的：形状是 {got}，应为 {expected}",
-    "the copies go on the heads axis, dim=1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]":
-        "副本要放在头这一维（`dim=1`）上：[B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]",
+    "you returned 5 axes, shape {got}: expected 4, {expected}":
+        "你返回了 5 维，形状是 {got}：应为 4 维，{expected}",
+    "merge the H_kv and n_rep axes with reshape: `x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, "
+    "H_kv * n_rep, T, d_h)`":
+        "用 `reshape` 把 H_kv 和 n_rep 两维合成一维：`x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, "
+        "H_kv * n_rep, T, d_h)`",
+    "you repeated along dim 2, the time axis: shape {got}, expected {expected} (a repeat_kv written for the "
+    "[B, T, H, d_h] layout repeats dim 2)":
+        "你在第 2 维也就是时间维上重复了：形状是 {got}，应为 {expected}（按 [B, T, H, d_h] 布局写的 repeat_kv 重复的就是第 2 维）",
+    "here heads are on dim 1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h], the copies go on the heads axis, "
+    "dim=1":
+        "这里头在第 1 维：[B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]，副本要放在头这一维（`dim=1`）上",
+    "you returned the [B, T, H, d_h] layout, shape {got}: expected {expected} = [B, H, T, d_h]":
+        "你返回的是 [B, T, H, d_h] 布局，形状是 {got}：应为 {expected} = [B, H, T, d_h]",
+    "heads are on dim 1: the cache layout is [B, H_kv, T, d_h], and the result keeps it, [B, H_kv * n_rep, T, d_h]":
+        "头在第 1 维：缓存的布局是 [B, H_kv, T, d_h]，结果也保持这个布局，[B, H_kv * n_rep, T, d_h]",
     "nothing was repeated: shape {got}, expected {expected}; each of the {H} query heads needs a K/V head":
         "什么都没有重复：形状是 {got}，应为 {expected}；{H} 个查询头每个都需要一个 K/V 头",
     "each K/V head appears n_rep times on dim=1, once for each query head of its group":
         "每个 K/V 头要在 `dim=1` 上出现 n_rep 次，组里的每个查询头各用一份",
     "query head i reads K/V head j: yours {mine}; expected {want}":
         "查询头 i 读 K/V 头 j：你的是 {mine}；应为 {want}",
-    "`x.repeat` (or `torch.tile`) lays out all the heads, then all of them again, so query head i reads "
-    "i % H_kv; the n_rep copies of one head must sit side by side: `repeat_interleave(n_rep, dim=1)`, "
-    "or `expand` and `reshape`":
-        "`x.repeat`（或 `torch.tile`）是把所有头排一遍、再整体排一遍，于是查询头 i 读的是 i % H_kv；"
-        "同一个头的 n_rep 份副本必须挨在一起：用 `repeat_interleave(n_rep, dim=1)`，或者 `expand` 加 `reshape`",
+    "your copies are tiled: all the heads, then all of them again, so query head i reads K/V head i % H_kv "
+    "(what `x.repeat`, `torch.tile` or an `expand` with the new axis before the heads, "
+    "`x[:, None].expand(B, n_rep, H_kv, T, d_h)`, lay out); the n_rep copies of one head must sit side by side: "
+    "`repeat_interleave(n_rep, dim=1)`, or the new axis after the heads, "
+    "`x[:, :, None].expand(B, H_kv, n_rep, T, d_h)`, then `reshape`":
+        "你的副本是整组平铺的：所有头排一遍、再整体排一遍，于是查询头 i 读的是 K/V 头 i % H_kv"
+        "（`x.repeat`、`torch.tile`，或者把新维度放在头之前的 `expand`，即 `x[:, None].expand(B, n_rep, H_kv, T, d_h)`，"
+        "排出来都是这样）；同一个头的 n_rep 份副本必须挨在一起：用 `repeat_interleave(n_rep, dim=1)`，"
+        "或者把新维度放在头之后，`x[:, :, None].expand(B, H_kv, n_rep, T, d_h)`，再 `reshape`",
+    "your function changed its input in place: x holds other numbers after the call":
+        "你的函数原地修改了输入：调用之后 x 里的数变了",
+    "return a new tensor and leave x as it is (in an engine x is the cache): no in-place operation such as "
+    "`x.zero_()` or `x[...] = ...` on the input":
+        "返回一个新张量，x 保持原样（在推理引擎里 x 就是缓存）：不要对输入做 `x.zero_()`、`x[...] = ...` 这类原地操作",
+    "you returned a float 0/1 mask (dtype {dtype}): the check wants booleans, and SDPA treats a float mask as "
+    "additive, so a 0/1 mask masks nothing":
+        "你返回的是 0/1 浮点掩码（dtype 为 {dtype}），这里要的是布尔值；而且 SDPA 把浮点掩码当作加性掩码，"
+        "加到得分上，0/1 掩码什么也屏蔽不了",
+    "return booleans, True = may attend: build the mask with a comparison, or end with `.bool()`":
+        "返回布尔值，True 表示可以关注：用比较运算构造掩码，或者最后加上 `.bool()`",
     "time and d_h changed places: your [T, d_h] matrices are transposed":
         "时间维和 d_h 换了位置：你的 [T, d_h] 矩阵被转置了",
     "time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]":
@@ -78,21 +122,34 @@ MESSAGES: dict[str, str] = {
     # 02.prefill_positions
     "number each row's real tokens from 0: a cumulative sum counts from 1, so subtract 1":
         "每行的真实 token 从 0 开始编号：`cumsum` 是从 1 数起的，所以要减 1",
+    "you counted from the row's end: its last real token got 0. Number from the "
+    "first real token, left to right: `cumsum(1)` along the row":
+        "你是从行尾倒着数的：最后一个真实 token 成了 0。应该从第一个真实 token 起从左往右编号：沿行做 `cumsum(1)`",
     "padding positions are never attended to, but they still index the RoPE tables (-1 would read "
     "the last row): give them any position in [0, T), e.g. 0 with `.clamp(min=0)`":
         "填充位置永远不会被关注，但仍要拿去索引 RoPE 表（-1 会读到最后一行）：给它们 [0, T) 内的任意位置，"
         "比如用 `.clamp(min=0)` 置为 0",
     # 03.cache_update
-    "{name}: the new positions come first; the {T} cached positions must come first, then the new ones":
-        "{name}：新位置排在了前面；应该先放缓存里已有的 {T} 个位置，再放新位置",
+    "{name}: the new positions come first; the cached positions (T = {T}) must come first, then the new ones":
+        "{name}：新位置排在了前面；应该先放缓存里已有的位置（T = {T}），再放新位置",
     "order matters on the time axis: the old keys first, then the new: `torch.cat([cache_k, k_new], dim=2)`":
         "时间维上的顺序很重要：旧的键在前，新的在后，即 `torch.cat([cache_k, k_new], dim=2)`",
-    "{name}: only the new positions came back; the {T} cached ones are gone":
-        "{name}：只返回了新位置，缓存里原有的 {T} 个位置不见了",
+    "{name}: only the new positions came back; the cached ones (T = {T}) are gone":
+        "{name}：只返回了新位置，缓存里原有的位置（T = {T}）不见了",
+    "the cache was empty (None) and None came back":
+        "缓存为空（None），返回的也是 None",
+    "from an empty cache return k_new, v_new: they are all the layer holds":
+        "缓存为空时直接返回 k_new、v_new：这一层此时只存着它们",
+    "expected a pair of tensors (K, V), got ({a}, {b})":
+        "应返回一对张量 (K, V)，实际得到 ({a}, {b})",
     "the cache keeps everything it held: append the new positions after it (`torch.cat` on dim=2)":
         "缓存要保留原有的全部内容：把新位置接在后面（在 `dim=2` 上 `torch.cat`）",
     "{name}: shape {shape}: you concatenated on dim={dim}, the {axis} axis":
         "{name}：形状是 {shape}，你在 `dim={dim}`（{axis} 这一维）上做了拼接",
+    "{name}: {got} positions on the time axis, expected T + T_new = {T} + {T_new} = {want}":
+        "{name}：时间维上有 {got} 个位置，应为 T + T_new = {T} + {T_new} = {want} 个",
+    "append every new position, not only the last: `torch.cat([cache_k, k_new], dim=2)`":
+        "每个新位置都要追加，不能只追加最后一个：`torch.cat([cache_k, k_new], dim=2)`",
     "K and V are swapped": "K 和 V 弄反了",
     "return (K, V) in this order, as the cache stores them": "按 (K, V) 的顺序返回，和缓存里存放的顺序一致",
     "{name}: its new positions hold {other}, not {own}": "{name}：新位置上放的是 {other}，而不是 {own}",
@@ -155,6 +212,21 @@ MESSAGES: dict[str, str] = {
     "rotate q as well as k: the scores compare rotated queries with rotated keys":
         "q 也要和 k 一样旋转：注意力得分比较的是旋转后的查询和旋转后的键",
     "step {step}: every layer attended over layer 0's keys and values": "第 {step} 步：每一层关注的都是第 0 层的键和值",
+    "step {step}: your q was rotated twice (RoPE applied again): it sits at position {wrong}, not {pos}":
+        "第 {step} 步：你的 q 被旋转了两次（RoPE 多做了一遍），相当于放在位置 {wrong}，而不是 {pos}",
+    "step {step}: your q and k were rotated twice (RoPE applied again): they sit at position {wrong}, not {pos}":
+        "第 {step} 步：你的 q 和 k 都被旋转了两次（RoPE 多做了一遍），相当于放在位置 {wrong}，而不是 {pos}",
+    "apply RoPE once to q and once to k, at `pos = cache.seq_len`; `attention` does not rotate them":
+        "q 和 k 各在 `pos = cache.seq_len` 处做一次 RoPE 就够了；`attention` 内部不会再旋转",
+    "step {step}: your scores were not divided by √d_h": "第 {step} 步：你的注意力得分没有除以 √d_h",
+    "scaled dot-product attention divides q · Kᵀ by √d_h before the softmax: call `attention(q, K, V)`, "
+    "which does it, or divide yourself":
+        "缩放点积注意力在 softmax 之前要把 q · Kᵀ 除以 √d_h：直接调用 `attention(q, K, V)`（它会做这一步），"
+        "或者自己除",
+    "step {step}: a `.view(1, 1, ...)` failed: the batch here holds {B} rows":
+        "第 {step} 步：`.view(1, 1, ...)` 出错了：这里的批有 {B} 行",
+    "B is `token_ids.shape[0]` ({B} here): `.view(B, 1, H, d_h)`, not `.view(1, 1, H, d_h)`":
+        "B 要取 `token_ids.shape[0]`（这里是 {B}）：写 `.view(B, 1, H, d_h)`，不要写死成 `.view(1, 1, H, d_h)`",
     "step {step}: your query attended over the new token's own k and v alone; the {pos} cached positions were "
     "left out":
         "第 {step} 步：你的查询只对新 token 自己的 k 和 v 做了注意力，缓存里的 {pos} 个位置都被漏掉了",
@@ -189,15 +261,27 @@ MESSAGES: dict[str, str] = {
     "next step reads them":
         "每层都要用 `cache.update(layer_index, k, v)` 把新的 k、v 追加一次，而且只追加一次：下一步要读它们",
     "go through the contract line by line: the position (`cache.seq_len`, read once), RoPE on q and k "
-    "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`":
+    "before `cache.update`, both norms and both residuals of every layer, the final `model.norm`; "
+    "attention: softmax over the keys (last dim), scores ÷ √d_h":
         "对照函数约定逐行检查：位置（`cache.seq_len`，只读一次）、在 `cache.update` 之前对 q 和 k 做 RoPE、"
-        "每层的两个归一化和两个残差连接、最后的 `model.norm`",
+        "每层的两个归一化和两个残差连接、最后的 `model.norm`；注意力：softmax 沿键的维度（最后一维）做，"
+        "分数要除以 √d_h",
     # 04.kv_bytes_from_config, 04.max_requests (sizing_mistakes.py)
     "expected an int, got {got!r:.60} (`{type}`)": "应返回 `int`，实际是 {got!r:.60}（`{type}`）",
     "{got:,} bytes is one sequence's cache; the batch holds {B}": "{got:,} 字节只是一条序列的缓存；这个批有 {B} 条",
     "every sequence of the batch has its own cache: multiply by batch_size": "批中每条序列都有自己的缓存：要乘以 batch_size",
     "{got:,} bytes is {n} times the cache: you stored all {H} query heads":
         "{got:,} 字节是应有值的 {n} 倍：你把 {H} 个查询头都存进去了",
+    "{got:,} bytes is {n} times the cache: you stored all {H} query heads (or used the MHA form 2·L·B·T·C·bytes, "
+    "which assumes H_kv = H)":
+        "{got:,} 字节是应有值的 {n} 倍：你把 {H} 个查询头都存进去了（或者用了 MHA 形式 2·L·B·T·C·bytes，它默认 H_kv = H）",
+    "{got:,} bytes is twice the cache: bfloat16 and float16 take 2 bytes per number":
+        "{got:,} 字节是缓存的两倍：bfloat16 和 float16 每个数只占 2 字节",
+    "check each factor against the config: L = num_hidden_layers, H_kv = num_key_value_heads (H when it is "
+    "missing), d_h = head_dim (C / H when it is missing), and the bytes per number of the dtype; then "
+    "2 x L x B x H_kv x T x d_h x bytes":
+        "对照配置逐个核对每个因子：L = num_hidden_layers，H_kv = num_key_value_heads（没有时取 H），"
+        "d_h = head_dim（没有时取 C / H），再加上该 dtype 每个数的字节数；然后算 2 x L x B x H_kv x T x d_h x bytes",
     "only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not num_attention_heads":
         "缓存里只存 K/V 头：要用 num_key_value_heads（H_kv = {H_kv}），不是 num_attention_heads",
     "{got:,} bytes uses d_h = hidden_size / num_attention_heads = {d}; this config says head_dim = {head_dim}":
@@ -217,15 +301,28 @@ MESSAGES: dict[str, str] = {
         "{got:,} 字节只是一个 token 的缓存；每条序列有 {T:,} 个",
     "the cache holds every position: multiply by seq_len": "缓存保存每个位置：要乘以 seq_len",
     "{got:,} bytes is one layer's cache; the model has {L} layers": "{got:,} 字节只是一层的缓存；模型有 {L} 层",
+    "{got:,} bytes is the cache with H_kv = 1 (MQA), 1/{H} of the right size":
+        "{got:,} 字节是按 H_kv = 1（MQA）算出的缓存，只有应有值的 1/{H}",
+    "a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1":
+        "配置里没有 num_key_value_heads 就是 MHA：H_kv = H = {H}，不是 1",
+    "{got:,} bytes is the cache with H_kv = 1 (MQA), or of a single layer (L = H = {H} here), 1/{H} of the right size":
+        "{got:,} 字节是按 H_kv = 1（MQA）算出的缓存，也可能是只算了一层（这里 L = H = {H}），只有应有值的 1/{H}",
+    "a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1; if you left out "
+    "the layers instead, count all num_hidden_layers of them":
+        "配置里没有 num_key_value_heads 就是 MHA：H_kv = H = {H}，不是 1；如果你是漏算了层数，就要把 num_hidden_layers 层全部算上",
+    "expected {expected}, got {got}: that is a 10 % reserve taken off free_bytes":
+        "应为 {expected}，实际是 {got}：你从 free_bytes 里又扣掉了 10% 的预留",
+    "free_bytes is already what is left for the caches: do not subtract a reserve again":
+        "free_bytes 已经是留给缓存的显存了：不要再扣一次预留",
     "every layer keeps its own K and V: multiply by num_hidden_layers": "每一层都有自己的 K 和 V：要乘以 num_hidden_layers",
     "expected {expected:,} bytes: {message}": "应为 {expected:,} 字节：{message}",
     "expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)":
         "应为 {expected:,} 字节，实际是 {got:,}（是应有值的 {ratio:.4g} 倍）",
-    "you returned the quotient {q:.3f} itself; only whole requests fit: {expected}":
-        "你直接返回了商 {q:.3f}；只能放下整数个请求：{expected}",
+    "you returned the quotient {q} itself; only whole requests fit: {expected}":
+        "你直接返回了商 {q}；只能放下整数个请求：{expected}",
     "round down to whole requests with //: a part of a request cannot run": "用 // 向下取整到整数个请求：半个请求跑不起来",
-    "expected {expected}, got {got}: {q:.3f} rounded up; only whole requests fit":
-        "应为 {expected}，实际是 {got}：你把 {q:.3f} 向上取整了；只能放下整数个请求",
+    "expected {expected}, got {got}: {q} rounded up; only whole requests fit":
+        "应为 {expected}，实际是 {got}：你把 {q} 向上取整了；只能放下整数个请求",
     "expected {expected}, got {got}: your requests are half their size (K and V are two tensors)":
         "应为 {expected}，实际是 {got}：你算的每个请求只有实际大小的一半（K 和 V 是两个张量）",
     "one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 included":
@@ -247,6 +344,12 @@ MESSAGES: dict[str, str] = {
         "请用通用公式 2·L·B·H_kv·T·d_h·bytes：只有 H_kv·d_h = C 时 MHA 形式才成立",
     "expected {expected}, got {got}: your requests store all {H} query heads, {n} times the cache":
         "应为 {expected}，实际是 {got}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍",
+    "expected {expected}, got {got}: your requests store all {H} query heads, {n} times the cache (or use the MHA "
+    "form 2·L·B·T·C·bytes, which assumes H_kv = H)":
+        "应为 {expected}，实际是 {got}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍"
+        "（或者用了 MHA 形式 2·L·B·T·C·bytes，它默认 H_kv = H）",
+    "expected {expected}, got {got}: your requests are twice their size; an int8 cache takes 1 byte per number":
+        "应为 {expected}，实际是 {got}：你算的每个请求是实际大小的两倍；int8 缓存每个数只占 1 字节",
     "expected {expected}, got {got}: your requests use the MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = "
     "{width}, not C = {C}":
         "应为 {expected}，实际是 {got}：你按 MHA 形式 2·L·B·T·C·bytes 算每个请求；这个模型的 H_kv·d_h = {width}，"
@@ -292,6 +395,20 @@ MESSAGES: dict[str, str] = {
         "核内的 logits 原样保留（不要重新归一化）：采样时的 softmax 自然会重新归一化",
     "your logits are in sorted order": "你返回的 logits 是排过序的",
     "you kept the right tokens, but changed their logits": "保留的 token 是对的，但它们的 logits 被改了",
+    "expected float logits, got a bool mask: return `logits.masked_fill(~keep, float('-inf'))`, not `keep`":
+        "应返回浮点的 logits，你返回的是布尔掩码：要返回 `logits.masked_fill(~keep, float('-inf'))`，而不是 `keep`",
+    "you kept tokens {mine}, as a running total of the logits themselves would; the nucleus is {want}":
+        "你保留的 token 是 {mine}，这正是直接对 logits 求累计和会得到的结果；核应为 {want}",
+    "your running total reached p too late: it is over softmax(logits), not the logits, and it starts at the "
+    "most likely token (sort by probability, descending)":
+        "你的累计和到达 p 太晚了：累计的是 softmax(logits) 的概率，不是 logits 本身，"
+        "而且要从概率最高的 token 开始（按概率从高到低排序）",
+    "the running total is over softmax(logits), not the logits: take the softmax, sort it, then sum the "
+    "probabilities":
+        "累计的是 softmax(logits) 的概率，不是 logits 本身：先做 softmax，排好序，再把概率逐个累加",
+    "you returned None, but {s} occurs at position {pos}, not at the end of the text: did you test only the end "
+    "(`endswith`)?":
+        "你返回了 None，但 {s} 出现在位置 {pos}，并不在文本末尾：你是不是只检查了结尾（`endswith`）？",
     "you kept tokens {mine}; the nucleus is {want}": "你保留的 token 是 {mine}；核应为 {want}",
     "the token that crosses p is kept: keep a token while the mass of the tokens ranked before it is < p":
         "使累计概率越过 p 的那个 token 要保留：只要排在它前面的 token 概率之和还小于 p，就保留它",
@@ -307,6 +424,10 @@ MESSAGES: dict[str, str] = {
         "停止字符串是普通文本：在正则表达式里，`.`、`?`、`[` 和 `(` 另有含义；用 `text.find(s)`（或 `re.escape(s)`）",
     "you kept the stop string {s}: expected {expected}, got {got}": "你保留了停止字符串 {s}：应为 {expected}，实际是 {got}",
     "drop the stop string itself: cut at its start, `text[:position]`": "停止字符串本身要去掉：在它的起点截断，即 `text[:position]`",
+    "you cut at {listed}, which ends the text and is the first string of the list; {s} "
+    "occurs earlier: did you test only the end (`endswith`) or take the first listed?":
+        "你在 {listed} 处截断了，它既在文本末尾，又是列表里的第一个字符串；但 {s} 出现得更早：你是只检查了末尾（`endswith`），"
+        "还是取了列表里的第一个？",
     "you cut at {listed}, the first string of the list; {s} occurs earlier in the text":
         "你在列表里的第一个字符串 {listed} 处截断了；但 {s} 在文本中出现得更早",
     "the order of the list does not matter: find every stop string and cut at the one "
@@ -321,6 +442,15 @@ MESSAGES: dict[str, str] = {
     "cut exactly at the stop string's start, `text[:position]`: the text before it stays as it is, spaces included":
         "正好在停止字符串的起点截断，即 `text[:position]`：它前面的文本原样保留，空格也不例外",
     "you returned None, but {s} occurs at position {pos}": "你返回了 None，但 {s} 出现在位置 {pos}",
+    "you returned None, but {s} occurs at position {pos}: either you looked only at the end of the text "
+    "(`endswith`), or you took the smallest `text.find` over every stop string, where the -1 of {m}, which does not "
+    "occur, was smallest":
+        "你返回了 None，但 {s} 出现在位置 {pos}：要么你只检查了文本末尾（`endswith`），"
+        "要么你对每个停止字符串的 `text.find` 取了最小值，而没有出现的 {m} 返回的 -1 最小",
+    "a stop string can stand anywhere in the text: search for it anywhere in the text, not only at its end; and "
+    "`text.find(s)` returns -1 for one that does not occur: leave those out before taking the smallest position":
+        "停止字符串可能出现在文本的任何位置，要在整段文本里查找，不能只看末尾；"
+        "另外，没有出现的停止字符串 `text.find(s)` 返回 -1：先把这些排除掉，再取最小位置",
     "{m} does not occur, so `text.find({m})` is -1, and the smallest position was that -1 "
     "(you returned {got}); {s} occurs at position {pos}":
         "{m} 没有出现，`text.find({m})` 返回 -1，结果最小的位置就成了这个 -1（你返回了 {got}）；"

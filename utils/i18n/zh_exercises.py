@@ -18,6 +18,13 @@ MESSAGES: dict[str, str] = {
     "{summary} Hint: {hint}": "{summary}提示：{hint}",
     "{id}: all {n} cases pass.": "{id}：全部 {n} 个用例通过。",
     "your function raised {error}": "你的函数抛出了 {error}",
+    "your function changed the tensor it was given as its argument {name} (in place)":
+        "你的函数原地修改了传给它的参数 {name} 这个张量",
+    "number {n}": "第 {n} 个",
+    "leave the inputs as they are: the caller reads them again after your function returns. Build a new tensor "
+    "(`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` before writing into one":
+        "不要改动传进来的输入：函数返回后，调用方还要接着用它们。请生成新的张量（`masked_fill`、`torch.where`、"
+        "`torch.cat`），或者先 `.clone()` 再往里写",
     "could not compare what came back ({error})": "无法比较返回的结果（{error}）",
 
     # --- utils/exercises/judges.py: what was expected, what came back ----------------------------
@@ -36,6 +43,7 @@ MESSAGES: dict[str, str] = {
     "right value, but an int is expected (got {type}: use // to stay in integers)":
         "数值对了，但应返回 `int`（实际是 `{type}`：用 // 保持整数运算）",
     "expected a pair (K, V), got {type}": "应返回一对 (K, V)，实际是 `{type}`",
+    "expected a pair (K, V), got a {type} of {n}": "应返回一对 (K, V)，实际是含 {n} 个元素的 `{type}`",
     "expected a str or None, got {type}": "应返回 `str` 或 None，实际是 `{type}`",
     "{tensor}: {problem}": "{tensor}：{problem}",
 
@@ -209,6 +217,7 @@ MESSAGES: dict[str, str] = {
     "your value is the largest gap, not the 95th percentile": "你算的是最大的间隔，不是第 95 百分位",
     "your value is the nearest-rank percentile": "你用的是最近秩法求的百分位",
     "your value is the 0.95th percentile: np.percentile takes q in percent": "你算的是第 0.95 百分位：np.percentile 的 q 以百分数计（0 到 100）",
+    "your value is 1000 times too large: milliseconds": "你的结果大了 1000 倍：单位是毫秒",
     "take `np.percentile(gaps, 95)`: numpy's default interpolates linearly": "用 `np.percentile(gaps, 95)`：它默认做线性插值",
     "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
         "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",

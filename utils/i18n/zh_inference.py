@@ -8,9 +8,11 @@ MESSAGES: dict[str, str] = {
     "One generation, measured": "一次生成的实测时间线",
     "setup + prefill (whole prompt) + first token": "准备 + 预填充（整个提示词）+ 第一个 token",
     "decode step (one token)": "解码步（每步一个 token）",
-    "time since the call (ms)": "从调用开始的时间（ms）",
+    "time (ms), fastest segments laid end to end": "时间（ms），各段取最快的一次，首尾相接",
+    "zoom: the other candidates": "放大：其余候选",
     "TTFT {ms:.2f} ms": "TTFT {ms:.2f} ms",
     "'{token}'": "“{token}”",
+    "→ '{token}'": "→ “{token}”",
     "{n} decode steps; TPOT, their mean: {ms:.2f} ms": "{n} 个解码步；TPOT 是它们的平均值：{ms:.2f} ms",
     "Next-token probabilities": "下一个 token 的概率",
     "candidate next token": "候选的下一个 token",
@@ -19,8 +21,10 @@ MESSAGES: dict[str, str] = {
     "prompt length T (tokens)": "提示词长度 T（token 数）",
     "TTFT: setup + prefill + first pick (ms)": "TTFT（ms）：准备 + 预填充 + 选词",
     "TTFT grows with T": "TTFT 随 T 增长",
+    "value (colours clipped at ±{vmax:.1f},\nthe {p:g}th percentile of |value|)":
+        "数值（颜色截断在 ±{vmax:.1f}，\n即 |数值| 的第 {p:g} 百分位数）",
     "prompt length T (tokens, log scale)": "提示词长度 T（token 数，对数坐标）",
-    "TTFT per prompt token (µs, log scale)": "每个提示词 token 的 TTFT（µs，对数坐标）",
+    "TTFT per prompt token (µs, log scale)": "每个提示词 token 的 TTFT\n（µs，对数坐标）",  # two lines: one is taller than the axes
     "time per prompt token": "每个提示词 token 的耗时",
     "dimension of the head (0 .. d_h-1)": "头内的维度（0 .. d_h-1）",
     "position t: token": "位置 t：token",
@@ -36,6 +40,7 @@ MESSAGES: dict[str, str] = {
     "Causal mask": "因果掩码",
     "key position j (token index)": "键的位置 j（token 序号）",
     "query position i (token index)": "查询的位置 i（token 序号）",
+    "cached tokens:\nno query this step": "已缓存的 token：\n这一步没有查询",
     "query position offset + i (offset = {n})": "查询的位置：偏移量 + i（偏移量 = {n}）",
     "Attention weights (one head)": "注意力权重（单个头）",
     "key j (its token)": "键 j（对应的 token）",
@@ -79,6 +84,7 @@ MESSAGES: dict[str, str] = {
     # --- utils/plots/decode.py (notebook 03) -------------------------------------------------------
     "step (0 = prefill)": "步（0 = 预填充）",
     "position (token)": "位置（token）",
+    "Loop without cache: step 0 is the prefill, nothing recomputed yet": "不带缓存的循环：第 0 步是预填充，还没有重算任何位置",
     "Loop without cache: step {step} recomputes {n} history positions":
         "不带缓存的循环：第 {step} 步重算 {n} 个历史位置",
     "layer": "层",
@@ -104,7 +110,7 @@ MESSAGES: dict[str, str] = {
     "with KV cache": "使用 KV 缓存",
     "The cached step alone (linear axes)": "只看带缓存的一步（线性坐标）",
     "context length T (tokens already in the context)": "上下文长度 T（上下文中已有的 token 数）",
-    "median time per step (ms)": "每步耗时中位数（ms）",
+    "fastest time per step (ms)": "每步最快耗时（ms）",
     "without cache: total": "不带缓存：总计",
     "with cache: total": "带缓存：总计",
     "with cache: attention over T + 1 keys": "带缓存：对 T + 1 个键的注意力",
@@ -126,6 +132,8 @@ MESSAGES: dict[str, str] = {
     "fitted growing part: {ms:.2f} ms per 1k tokens": "拟合出的增长部分：每 1k 个 token {ms:.2f} ms",
     "fitted total": "拟合总计",
     "measured: median, bars first to third quartile": "实测：中位数，误差棒为第一至第三四分位数",
+    "measured: fastest sample": "实测：每个 T 最快的一次采样",
+    "right panel": "右图",
     "time per step (ms)": "每步耗时（ms）",
     "What one step takes (measured)": "一步要花多少时间（实测）",
     "K/V bytes = weight bytes at T = {T:,}": "K/V 字节数 = 权重字节数（T = {T:,}）",
@@ -146,6 +154,8 @@ MESSAGES: dict[str, str] = {
     "context length T (tokens, log scale)\neach line ends at its model's max context (dot)":
         "上下文长度 T（token 数，对数坐标）\n每条线止于该模型的最大上下文（圆点）",
     "KV cache memory vs context length T": "KV 缓存占用与上下文长度 T",
+    "{g} GiB: a whole GPU, weights not counted": "{g} GiB：整张 GPU，未扣除权重",
+    "{g} GiB: a whole GPU,\nweights not counted": "{g} GiB：整张 GPU，\n未扣除权重",
     "KV cache per token (KiB)": "每个 token 的 KV 缓存（KiB）",
     "KV cache per token (fp16, all layers, K and V)": "每个 token 的 KV 缓存（fp16，所有层，K 和 V）",
     "KV cache: real tokens of 1 request": "KV 缓存：1 个请求的真实 token",
@@ -164,6 +174,7 @@ MESSAGES: dict[str, str] = {
     "tokens per request T (log scale)": "每个请求的 token 数 T（对数坐标）",
     "requests that fit (log scale)": "能容纳的请求数（对数坐标）",
     "Longer requests, fewer of them": "请求越长，能容纳的越少",
+    "the weights do not fit\non this GPU": "权重放不进\n这块 GPU",
 
     # --- utils/widgets/attention.py (notebook 01) --------------------------------------------------
     "Attention shapes: move T, H and H_kv": "注意力里的张量形状：拖动 T、H 和 H_kv",
@@ -175,11 +186,14 @@ MESSAGES: dict[str, str] = {
     "keys: x @ W_k (what the cache stores)": "键：x @ W_k（缓存存的就是它）",
     "values: x @ W_v (what the cache stores)": "值：x @ W_v（缓存存的就是它）",
     "keys after repeat_kv (same for values)": "repeat_kv 之后的键（值也一样）",
-    "q @ kᵀ / √d_h, masked, softmax": "q @ kᵀ / √d_h，加掩码，再做 softmax",
+    "softmax of the masked scores q @ kᵀ / √d_h": "加掩码后的分数 q @ kᵀ / √d_h 做 softmax 得到的权重",
     "weights @ v": "权重 @ v",
     "heads concatenated (then W_o)": "各头拼接起来（之后乘 W_o）",
     "; ": "；",
-    "K/V head {j} ← query heads {heads}": "K/V 头 {j} ← 查询头 {heads}",
+    "query heads {heads} → K/V head {j}": "查询头 {heads} → K/V 头 {j}",
+    "query head {head} → K/V head {j}": "查询头 {head} → K/V 头 {j}",
+    "True: may attend": "True：可以关注",
+    "False: masked": "False：屏蔽",
     "tensor": "张量",
     "what": "含义",
     "symbols": "符号",
@@ -191,6 +205,8 @@ MESSAGES: dict[str, str] = {
     "Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers "
     "(MHA with the same H would keep {n_mha}).":
         "缓存为每个 token、每一层保存 2·H_kv·d_h = <b>{n}</b> 个数（H 相同的 MHA 要保存 {n_mha} 个）。",
+    "Per token and layer the cache keeps 2·H_kv·d_h = <b>{n}</b> numbers.":
+        "缓存为每个 token、每一层保存 2·H_kv·d_h = <b>{n}</b> 个数。",
     "Equals torch's scaled_dot_product_attention: <b>{same}</b>":
         "与 torch 的 scaled_dot_product_attention 结果一致：<b>{same}</b>",
     "Causal mask, T={T}": "因果掩码，T={T}",
@@ -201,7 +217,7 @@ MESSAGES: dict[str, str] = {
     "prompt": "提示词",
     "K/V head": "K/V 头",
     "this is layer 0 itself": "这就是第 0 层本身",
-    "a different tensor: layer 0's cannot stand in for it": "是另一个张量：不能拿第 0 层的来代替",
+    "other numbers, not a rescaled copy of layer 0's": "是另一组数，不是第 0 层的缩放版",
     "prompt ({T} tokens): <code>{words}</code>": "提示词（{T} 个 token）：<code>{words}</code>",
     "cache after prefill: {L} layers &times; (K, V), each <code>[B, H_kv, T, d_h] = {shape}</code>, "
     "cache length {n}":
@@ -217,6 +233,8 @@ MESSAGES: dict[str, str] = {
     "prefill": "预填充",
     "step {r}": "第 {r} 步",
     "layer {layer}": "第 {layer} 层",
+    "<b>Loop without cache</b>: step 0 is the prefill, nothing recomputed yet":
+        "<b>不带缓存的循环</b>：第 0 步是预填充，还没有重算任何位置",
     "<b>Loop without cache</b>: step {step} recomputes {n} history positions":
         "<b>不带缓存的循环</b>：第 {step} 步重算 {n} 个历史位置",
     "<b>KV cache</b> after step {step}: every layer holds {n} positions":
@@ -260,7 +278,7 @@ MESSAGES: dict[str, str] = {
     "per token position, all B sequences: {bytes}": "每个 token 位置（B 条序列合计）：{bytes}",
     "{size} bytes per number: {names}": "每个数 {size} 字节：{names}",
     "{size} byte per number: {names}": "每个数 {size} 字节：{names}",
-    "KV cache vs T  (L={L}, B={B}, H_kv={H_kv}, d_h={d_h})": "KV 缓存随 T 的变化（L={L}, B={B}, H_kv={H_kv}, d_h={d_h}）",
+    "KV cache vs T  (L={L}, B={B}, H_kv={H_kv}, d_h={d_h})": "KV 缓存随 T 的变化（L={L}，B={B}，H_kv={H_kv}，d_h={d_h}）",
     "Budget planner: how many requests of T tokens fit?": "显存预算：长度为 T 的请求能同时放下多少个？",
     "model": "模型",
     "weights dtype": "权重 dtype",
@@ -279,6 +297,10 @@ MESSAGES: dict[str, str] = {
     "requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.":
         "填充占 {padding:.1%} 时，每个请求平均只有 {real} 个真实 token：这些请求占用的 {used} 缓存中，"
         "<b class=\"padding-bytes\">{padding_bytes}</b> 存的是填充。",
+    "With {padding:.1%} padding each request holds less than one real token on average: of the {used} of cache "
+    "these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.":
+        "填充占 {padding:.1%} 时，每个请求平均连一个真实 token 都不到：这些请求占用的 {used} 缓存中，"
+        "<b class=\"padding-bytes\">{padding_bytes}</b> 存的是填充。",
     "Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.":
         "如果每个请求只存真实 token，能放下 <b class=\"n-real-only\">{n:,}</b> 个请求。",
     "Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.":
@@ -287,6 +309,9 @@ MESSAGES: dict[str, str] = {
     # DecodePanel: what a prompt box assumed
     " ... and {n:,} more": " …… 另有 {n:,} 个",
     "The prompt is empty: decoding starts from <BOS> alone.": "提示词是空的：解码只从 <BOS> 开始。",
+    "{tokens} cannot be in a prompt: <PAD> only fills a batch's empty slots, and <EOS> ends the text. Remove it, "
+    "e.g. '<BOS> she has'.":
+        "提示词里不能有 {tokens}：<PAD> 只用来填充一批中的空位，<EOS> 表示文本结束。请删掉它，例如 '<BOS> 我 喜欢'。",
     "{tokens} inside a prompt is read as an ordinary token (the model saw <BOS> only at the start, <PAD> never, "
     "<EOS> only at the end): expect odd continuations.":
         "提示词中间的 {tokens} 会被当作普通 token 读入（训练时模型只在开头见过 <BOS>，从没见过 <PAD>，"

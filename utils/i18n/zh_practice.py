@@ -9,20 +9,20 @@ MESSAGES: dict[str, str] = {
     # --- 05 · sampling: plots/sampling.py ------------------------------------------------------------
     "1 · the model's distribution: softmax(logits)": "1 · 模型的分布：softmax(logits)",
     "2 · greedy: all mass on the argmax": "2 · 贪心：全部概率都给 argmax",
-    "2 · temperature {T:g}: softmax(logits / {T:g})": "2 · 温度 {T:g}：softmax(logits / {T:g})",
+    "2 · temperature τ = {T:g}: softmax(logits / {T:g})": "2 · 温度 τ = {T:g}：softmax(logits / {T:g})",
     "3 · top-k off": "3 · top-k 关闭",
-    "3 · top-k = {k}: no effect at T = 0": "3 · top-k = {k}：T = 0 时不起作用",
+    "3 · top-k = {k}: no effect at τ = 0": "3 · top-k = {k}：τ = 0 时不起作用",
     "3 · top-k = {k}: only the {k} most likely stay": "3 · top-k = {k}：只留下概率最高的 {k} 个",
     "4 · top-p off": "4 · top-p 关闭",
-    "4 · top-p = {p:g}: no effect at T = 0": "4 · top-p = {p:g}：T = 0 时不起作用",
+    "4 · top-p = {p:g}: no effect at τ = 0": "4 · top-p = {p:g}：τ = 0 时不起作用",
     "4 · top-p = {p:g}: smallest set reaching {p:g}": "4 · top-p = {p:g}：累计概率达到 {p:g} 的最小集合",
     " → what sample() draws from": " → 实际采样用的分布",
     " (kept set: {n} tokens)": "（保留集合：{n} 个 token）",
     " (kept set: 1 token)": "（保留集合：1 个 token）",
     "probability": "概率",
-    "next token (the {n} most likely under the model; #id = its token id; × = removed)":
-        "下一个 token（模型认为最可能的 {n} 个；#id 是它的 token id；× = 已被去掉）",
-    "T = 0 (greedy)": "T = 0（贪心）",
+    "next token (the {n} most likely under the model; #id = its token id; × = removed; ○ = 0 in float32, not removed)":
+        "下一个 token（模型认为最可能的 {n} 个；#id 是它的 token id；× = 已被去掉；○ = 在 float32 中为 0，并未被去掉）",
+    "τ = 0 (greedy)": "τ = 0（贪心）",
     "next token (most likely first)": "下一个 token（按概率从高到低）",
     "Temperature reshapes the distribution": "温度改变分布的形状",
     # widgets/sampling.py
@@ -31,10 +31,12 @@ MESSAGES: dict[str, str] = {
     "temperature (0 = greedy)": "温度（0 = 贪心）",
     "top_k ({V} = off)": "top_k（{V} = 关闭）",
     "top_p (1 = off)": "top_p（1 = 关闭）",
-    "<b>{prompt}</b> → kept set: <b>{kept}</b> of {V} tokens, holding {mass:.1%} of the model's probability "
+    "<b>{prompt}</b> → kept set: <b>{kept}</b> of {V} tokens, holding {measured:.3f} of the probability "
+    "after temperature and top-k (where top-p measures it) and {mass:.3f} of the model's own "
     "(renormalised to {total:.3f}); greedy would pick <b>{greedy}</b>":
-        "<b>{prompt}</b> → 保留集合：{V} 个 token 中的 <b>{kept}</b> 个，占模型概率的 {mass:.1%}"
-        "（重新归一化后总和为 {total:.3f}）；贪心解码会选 <b>{greedy}</b>",
+        "<b>{prompt}</b> → 保留集合：{V} 个 token 中的 <b>{kept}</b> 个。经过温度和 top-k 之后（top-p 就在这里算概率之和），"
+        "它们的概率之和是 {measured:.3f}；在模型原始分布上是 {mass:.3f}（重新归一化后总和为 {total:.3f}）；"
+        "贪心解码会选 <b>{greedy}</b>",
     "… and {n} more": "……还有 {n} 个",
     "kept token": "保留的 token",
     "Next token after “{prompt}”": "“{prompt}”之后的下一个 token",
@@ -49,7 +51,7 @@ MESSAGES: dict[str, str] = {
     "with KV cache": "使用 KV 缓存",
     "without cache (recompute everything)": "不用缓存（完全重算）",
     "TTFT and TPOT, with and without the KV cache": "有无 KV 缓存时的 TTFT 与 TPOT",
-    "end to end: B x n / latency": "端到端：B x n / 延迟",
+    "end to end: B × n / latency": "端到端：B × n / 延迟",
     "while decoding: B / TPOT": "解码期间：B / TPOT",
     "throughput (new tokens/s, all rows)": "吞吐量（新 tokens/s，所有行合计）",
     "The server's view: throughput": "服务器视角：吞吐量",
@@ -148,6 +150,7 @@ MESSAGES: dict[str, str] = {
     "FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)": "每步 FLOPs / 按峰值（{peak:,.3g} TFLOP/s）算的时间",
     "ridge batch (compute-bound from)": "脊点批大小（从这里起计算受限）",
     "no published {dtype} peak for this hardware here: memory roof only": "没有该硬件公开的 {dtype} 峰值：只看访存屋顶",
+    "not measured in {dtype} on this machine: memory roof only": "本机没有测 {dtype} 的峰值：只看访存屋顶",
     "weights read per step": "每步读取的权重",
     "K/V cache read per step (B × T positions)": "每步读取的 K/V 缓存（B × T 个位置）",
     "bytes per step / per new token": "每步 / 每个新 token 的字节数",

@@ -38,6 +38,12 @@ BATCH_CHOICES = [2**i for i in range(9)]  # 1 .. 256
 CONTEXT_CHOICES = [128, 256, 512, 1024, 2048, 4096, 8192, 32768, 131072]
 
 
+def _ms(seconds: float) -> str:
+    """Milliseconds in one format for the whole table: 6,084.75 ms, 12.50 ms, 0.0123 ms."""
+    ms = seconds * 1e3
+    return f"{ms:,.2f} ms" if ms >= 0.1 else f"{ms:.3g} ms"
+
+
 def _decimal_bytes(n: float) -> str:
     """Bytes in decimal units (kB, MB, GB, TB), as the notebook prints them."""
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
@@ -119,8 +125,11 @@ class DecodeBoundPanel(Panel):
         if s["peak_flops"]:
             ridge = "B = " + format(s["ridge"], ",") if s["ridge"] else tr("beyond B = 4,096")
             compute = [(tr("FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)", peak=s["peak_flops"] / 1e12),
-                        f"{s['flops'] / 1e9:,.3g} GFLOP / {s['compute_s'] * 1e3:,.3g} ms"),
+                        f"{s['flops'] / 1e9:,.3g} GFLOP / {_ms(s['compute_s'])}"),
                        (tr("ridge batch (compute-bound from)"), ridge)]
+        elif s["hardware"].startswith("this machine"):  # measured in float32 only
+            compute = [(tr("compute roof"), tr("not measured in {dtype} on this machine: memory roof only",
+                                               dtype=html.escape(s["dtype"])))]
         else:
             compute = [(tr("compute roof"), tr("no published {dtype} peak for this hardware here: memory roof only",
                                                dtype=html.escape(s["dtype"])))]
@@ -131,8 +140,8 @@ class DecodeBoundPanel(Panel):
             (tr("K/V cache read per step (B × T positions)"), _decimal_bytes(s["kv_read"])),
             (tr("bytes per step / per new token"),
              f"{_decimal_bytes(s['total'])} / {_decimal_bytes(s['bytes_per_token'])}"),
-            (tr("time to read them (memory roof)"), f"{s['memory_s'] * 1e3:,.3g} ms"), *compute,
-            (fastest, f"<b>{s['tpot_min_s'] * 1e3:,.2f} ms</b>"),
+            (tr("time to read them (memory roof)"), _ms(s["memory_s"])), *compute,
+            (fastest, f"<b>{_ms(s['tpot_min_s'])}</b>"),
             (tr("most tokens/s (all rows)"), f"<b>{s['max_tokens_per_s']:,.0f}</b>"),
             (tr("K/V share of the bytes read"), f"{s['kv_share']:.0%}"),
             (tr("KV cache memory"), _decimal_bytes(s["kv_memory"])),
@@ -146,7 +155,7 @@ class DecodeBoundPanel(Panel):
 
 # policy -> its name in the current language
 POLICY_NAMES = Names({"fifo": "one at a time (FIFO)", "static": "static batches", "continuous": "continuous batching"})
-RATE_CHOICES = [5, 10, 20, 50, 100, 200, 500, 1000]  # requests per second
+RATE_CHOICES = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]  # requests per second: the course model serves a few
 MAX_BATCH_CHOICES = [2, 4, 8, 16]
 TIMEOUT_CHOICES_MS = [0, 10, 20, 50, 100, 200, 500]
 
