@@ -126,11 +126,11 @@ def _argument_name(fn: Callable[..., Any], position: int) -> str:
 
 
 def _changed_input(fn: Callable[..., Any], err: InputChanged) -> Diagnosis:
-    return diagnosis(tr("your function changed the tensor it was given as its argument {name} (in place)",
-                        name=_argument_name(fn, err.position)),
-                     tr("leave the inputs as they are: the caller reads them again after your function returns. "
-                        "Build a new tensor (`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` before "
-                        "writing into one"))
+    return diagnosis(tr("your function changed its input in place: it changed the tensor it was given as its "
+                        "argument {name}, which the caller reads again", name=_argument_name(fn, err.position)),
+                     tr("leave the inputs as they are: the caller reads them again after your function returns (in "
+                        "an engine, the cache). No in-place operation such as `x.zero_()` or `x[...] = ...` on an "
+                        "input: build a new tensor (`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` first"))
 
 
 def _exercise(exercise_id: str) -> Exercise:

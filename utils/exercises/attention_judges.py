@@ -10,7 +10,7 @@ import torch
 
 from ..i18n import tr
 from . import solutions as S
-from .judges import Case, diagnosis, expected_got, fmt, is_form_problem, same_tensor
+from .judges import Case, call_with, diagnosis, expected_got, fmt, is_form_problem, same_tensor
 from .mistakes import Judge, _equal
 
 
@@ -170,20 +170,7 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
 
 
 def repeat_kv_case(words: str, x: torch.Tensor, n_rep: int, hint: str = "") -> Case:
-    """A ``repeat_kv`` case whose judge also checks that the learner's function left its input as it was:
-    in an engine ``x`` is the cache, and a function that writes into it corrupts every later step."""
-    passed: dict[str, torch.Tensor] = {}
-    heads = head_map_judge(x, n_rep)
-
-    def run(fn):
-        passed["x"] = x.clone()  # the learner's own copy: compared with x after the call
-        return fn(passed["x"], n_rep)
-
-    def judge(got) -> str | None:
-        if "x" in passed and not torch.equal(passed["x"], x):
-            return diagnosis(tr("your function changed its input in place: x holds other numbers after the call"),
-                             tr("return a new tensor and leave x as it is (in an engine x is the cache): no in-place "
-                                "operation such as `x.zero_()` or `x[...] = ...` on the input"))
-        return heads(got)
-    return Case(words, run, judge, hint)
+    """A ``repeat_kv`` case; like every ``call_with`` case it fails a function that writes into its input
+    (in an engine ``x`` is the cache, and a function that writes into it corrupts every later step)."""
+    return Case(words, call_with(x, n_rep), head_map_judge(x, n_rep), hint)
 

@@ -101,11 +101,6 @@ MESSAGES: dict[str, str] = {
         "（`x.repeat`、`torch.tile`，或者把新维度放在头之前的 `expand`，即 `x[:, None].expand(B, n_rep, H_kv, T, d_h)`，"
         "排出来都是这样）；同一个头的 n_rep 份副本必须挨在一起：用 `repeat_interleave(n_rep, dim=1)`，"
         "或者把新维度放在头之后，`x[:, :, None].expand(B, H_kv, n_rep, T, d_h)`，再 `reshape`",
-    "your function changed its input in place: x holds other numbers after the call":
-        "你的函数原地修改了输入：调用之后 x 里的数变了",
-    "return a new tensor and leave x as it is (in an engine x is the cache): no in-place operation such as "
-    "`x.zero_()` or `x[...] = ...` on the input":
-        "返回一个新张量，x 保持原样（在推理引擎里 x 就是缓存）：不要对输入做 `x.zero_()`、`x[...] = ...` 这类原地操作",
     "you returned a float 0/1 mask (dtype {dtype}): the check wants booleans, and SDPA treats a float mask as "
     "additive, so a 0/1 mask masks nothing":
         "你返回的是 0/1 浮点掩码（dtype 为 {dtype}），这里要的是布尔值；而且 SDPA 把浮点掩码当作加性掩码，"

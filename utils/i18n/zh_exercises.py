@@ -18,13 +18,15 @@ MESSAGES: dict[str, str] = {
     "{summary} Hint: {hint}": "{summary}提示：{hint}",
     "{id}: all {n} cases pass.": "{id}：全部 {n} 个用例通过。",
     "your function raised {error}": "你的函数抛出了 {error}",
-    "your function changed the tensor it was given as its argument {name} (in place)":
-        "你的函数原地修改了传给它的参数 {name} 这个张量",
+    "your function changed its input in place: it changed the tensor it was given as its argument {name}, "
+    "which the caller reads again":
+        "你的函数原地修改了输入：它改动了传给它的参数 {name} 这个张量，而调用方还要接着读它",
     "number {n}": "第 {n} 个",
-    "leave the inputs as they are: the caller reads them again after your function returns. Build a new tensor "
-    "(`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` before writing into one":
-        "不要改动传进来的输入：函数返回后，调用方还要接着用它们。请生成新的张量（`masked_fill`、`torch.where`、"
-        "`torch.cat`），或者先 `.clone()` 再往里写",
+    "leave the inputs as they are: the caller reads them again after your function returns (in "
+    "an engine, the cache). No in-place operation such as `x.zero_()` or `x[...] = ...` on an "
+    "input: build a new tensor (`masked_fill`, `torch.where`, `torch.cat`), or `.clone()` first":
+        "不要改动传进来的输入：函数返回后，调用方还要接着用它们（在推理引擎里就是缓存）。不要对输入做 `x.zero_()`、"
+        "`x[...] = ...` 这类原地操作：请生成新的张量（`masked_fill`、`torch.where`、`torch.cat`），或者先 `.clone()`",
     "could not compare what came back ({error})": "无法比较返回的结果（{error}）",
 
     # --- utils/exercises/judges.py: what was expected, what came back ----------------------------
