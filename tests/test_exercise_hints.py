@@ -35,6 +35,9 @@ HINTS = [
     ("02.prefill_positions", "first real column from mask.argmax, no clamp", "still index the RoPE tables",
      "仍要拿去索引 RoPE 表"),
     ("02.prefill_positions", "the pads left at -1 (no clamp)", "still index the RoPE tables", "仍要拿去索引 RoPE 表"),
+    ("02.last_valid_logits", "number of real tokens, without the - 1", "one past the last index", "比最后一个下标大 1"),
+    ("02.prefill_positions", "the batch's largest pad count for every row", "count each row's own pads",
+     "要数每一行自己的填充"),
     ("02.prefill_positions", "counts from 1", "subtract 1", "要减 1"),
     ("02.prefill_positions", "counted from the row's end", "counted from the row's end", "从行尾倒着数"),
     ("02.prefill_positions", "0..T-1 for every row", "however many pads come before it", "不管它前面有多少个填充"),
@@ -53,6 +56,9 @@ HINTS = [
     ("03.decode_step", "no residual around attention", "add the attention output", "把注意力的输出加到残差流上"),
     ("03.decode_step", "no residual around the MLP", "add the MLP output", "把 MLP 的输出加到残差流上"),
     ("03.decode_step", "the residual added to the normalised h", "the residual stream is x", "残差流是 x"),
+    ("03.decode_step", "the attention residual added to the normalised h", "not `h + ...`", "不是 `h + ...`"),
+    ("03.decode_step", "apply_rope with apply_rope_rolled's sin table", "`apply_rope` takes the plain tables",
+     "要用普通的表"),
     ("03.decode_step", "no input_layernorm", "h = layer.input_layernorm(x)", "先归一化 x"),
     ("03.decode_step", "no post_attention_layernorm", "The MLP reads", "MLP 的输入是"),
     ("03.decode_step", "no RoPE on k", "rotate k as well as q", "k 也要和 q 一样旋转"),
@@ -65,6 +71,7 @@ HINTS = [
     ("03.decode_step", "every layer reads layer 0's cache", "its own entry in the cache", "在缓存里都有自己的一份"),
     ("03.decode_step", "the new K/V never appended", "exactly once in every layer", "只追加一次"),
     ("03.decode_step", "the new K/V appended twice", "exactly once in every layer", "只追加一次"),
+    ("03.decode_step", "attention over the cached positions only", "append first, then attend", "先追加，再对"),
     ("04.kv_bytes_from_config", "ignores batch_size", "multiply by batch_size", "要乘以 batch_size"),
     ("04.kv_bytes_from_config", "H instead of H_kv", "only the k/v heads are cached", "缓存里只存 K/V 头"),
     ("04.kv_bytes_from_config", "forgets V (no factor 2)", "every layer stores both", "每一层两者都要存"),
@@ -85,6 +92,9 @@ HINTS = [
     ("04.kv_bytes_from_config", "a missing num_key_value_heads read as 1 (MQA)", "is MHA: H_kv = H = 32, not 1",
      "就是 MHA：H_kv = H = 32"),
     ("04.max_requests", "subtracts a 10 % reserve again", "do not subtract a reserve again", "不要再扣一次预留"),
+    ("04.max_requests", "subtracts the weights again", "do not subtract the weights again", "不要再扣一次权重"),
+    ("04.kv_bytes_from_config", "counts bits, not bytes", "counts bits: divide by 8", "除以 8 才是每个数的字节数"),
+    ("04.max_requests", "counts bits, not bytes", "counts bits: divide by 8", "除以 8 才是每个数的字节数"),
     ("05.top_p", "returns probabilities", "return the logits themselves", "返回 logits 本身"),
     ("05.top_p", "keeps the token at exactly p (before <= p)", "not <= p", "不是 <= p"),
     ("05.top_p", "sorted mask on unsorted logits", "put it back at the token ids", "scatter` 回各个 token id"),
@@ -139,6 +149,23 @@ def test_every_needle_belongs_to_one_hint_of_its_exercise(capsys):
         others = [m for (e, m), text in hints.items() if e == exercise_id and m != mistake
                   and en.lower() in text.lower() and text != hints[(exercise_id, mistake)]]
         assert not others, (exercise_id, mistake, others)
+
+
+@pytest.mark.parametrize("language, says", [("en", "RoPE applied after `cache.update`"),
+                                             ("zh", "在 `cache.update` 之后才做 RoPE")])
+def test_rope_after_cache_update_is_named_not_only_called_position_0(language, says, capsys):
+    """RoPE after cache.update rotates q and every key by one angle: the same logits as position 0, and the
+    message used to speak of position 0 alone."""
+    cases, _ = _hint("03.decode_step", dict(MISTAKES["03.decode_step"])["RoPE applied after cache.update"], language,
+                     capsys)
+    assert says in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "did not see its own k, v"), ("zh", "没有看到它自己的 k、v")])
+def test_attention_over_the_cached_positions_only_is_named(language, says, capsys):
+    cases, _ = _hint("03.decode_step", dict(MISTAKES["03.decode_step"])["attention over the cached positions only"],
+                     language, capsys)
+    assert says in cases
 
 
 def test_repeat_kv_reports_the_head_mapping_not_the_numbers(capsys):
@@ -558,3 +585,63 @@ def test_repeat_kv_tiled_by_expand_is_named_with_its_axis_order(language, says, 
 
     cases, hint = _hint("01.repeat_kv", tiled, language, capsys)
     assert "i % H_kv" in hint and says in hint and "x[:, :, None].expand(B, H_kv, n_rep, T, d_h)" in hint
+
+
+@pytest.mark.parametrize("language, says, hint_says", [("en", "integer 0/1 mask (dtype torch.int64)", "dtype torch.bool"),
+                                                       ("zh", "0/1 整数掩码（dtype 为 torch.int64）", "torch.bool")])
+def test_causal_mask_integer_zero_one_mask_is_named_with_dtype_bool(language, says, hint_says, capsys):
+    """Before, an int64 0/1 mask only got "expected a bool tensor", with no hint naming dtype torch.bool."""
+    cases, hint = _hint("01.causal_mask", lambda T_q, T_k: causal_mask(T_q, T_k).long(), language, capsys)
+    assert says in cases and hint_says in hint
+
+
+@pytest.mark.parametrize("language, says", [("en", "you repeated along dim 0, the batch axis"), ("zh", "第 0 维")])
+def test_repeat_kv_repeated_on_the_batch_axis_is_named(language, says, capsys):
+    """Before, repeat_interleave on dim 0 got only "expected shape ..., got ...", never naming the dim."""
+    cases, hint = _hint("01.repeat_kv", lambda x, n_rep: x.repeat_interleave(n_rep, dim=0), language, capsys)
+    assert says in cases and "dim=1" in hint
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_top_p_ascending_sort_and_running_total_over_logits_get_hints_of_their_own(language, capsys):
+    """Before, the cases' logits were all negative, so both mistakes kept every token and got one hint naming
+    both causes. The cases' logits are now shifted by + 4 (softmax unchanged): each gets its own hint."""
+    mistakes = dict(MISTAKES["05.top_p"])
+    ascending = _hint("05.top_p", mistakes["keeps the least likely tokens"], language, capsys)[1]
+    over_logits = _hint("05.top_p", mistakes["running total over the logits"], language, capsys)[1]
+    descending, not_logits = ("sort by probability, descending", "not the logits") if language == "en" else \
+        ("从高到低排序", "不是 logits 本身")
+    assert descending in ascending and not_logits not in ascending
+    assert not_logits in over_logits and descending not in over_logits
+
+
+@pytest.mark.parametrize("language, says", [("en", "PyTorch's version of this mask, not yours"),
+                                            ("zh", "那是 PyTorch 自带的掩码，不是你写的")])
+def test_pytorchs_causal_lower_right_is_refused_even_materialised(language, says, capsys):
+    """causal_lower_right(T_q, T_k) returned as is got "expected shape [4, 4], got [2, 4, 4]" (a CausalBias is
+    a tensor subclass), and `._materialize()` of it passed every case without a line of the learner's."""
+    from torch.nn.attention.bias import causal_lower_right
+
+    def materialised(T_q, T_k):
+        return causal_lower_right(T_q, T_k)._materialize()
+
+    for fn in (lambda T_q, T_k: causal_lower_right(T_q, T_k), materialised, causal_lower_right):
+        cases, _ = _hint("01.causal_mask", fn, language, capsys)
+        assert says in cases and "✓" not in cases and "[2, 4, 4]" not in cases
+
+
+@pytest.mark.parametrize("language, says", [("en", "SDPA's own mask object"), ("zh", "SDPA 自己的掩码对象")])
+def test_a_causal_bias_returned_is_named_not_a_shape_error(language, says, capsys):
+    from torch.nn.attention.bias import causal_upper_left
+
+    cases, hint = _hint("01.causal_mask", lambda T_q, T_k: causal_upper_left(T_q, T_k), language, capsys)
+    assert says in cases and "[2, 4, 4]" not in cases and "[T_q, T_k]" in hint
+
+
+@pytest.mark.parametrize("language, says, hint_says", [
+    ("en", "Without `dim=`, `repeat_interleave` flattens its input", "repeat_interleave(n_rep, dim=1)"),
+    ("zh", "不传 `dim=` 时，`repeat_interleave` 会先把输入展平", "repeat_interleave(n_rep, dim=1)")])
+def test_repeat_interleave_without_dim_is_named_not_a_bare_shape_error(language, says, hint_says, capsys):
+    """Before, x.repeat_interleave(n_rep) (no dim=) got "expected shape [2, 6, 2, 2], got [48]" alone."""
+    cases, hint = _hint("01.repeat_kv", lambda x, n_rep: x.repeat_interleave(n_rep), language, capsys)
+    assert says in cases.splitlines()[0] and hint_says in hint

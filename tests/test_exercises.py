@@ -73,6 +73,25 @@ def _decode_kv_tiled(model, token_ids, cache):
     return model.lm_head(model.norm(x))[:, -1]  # (B, V)
 
 
+def _decode_rope_after_update(model, token_ids, cache):
+    """Rotates after ``cache.update``: q and every returned key by the new token's angle (the cache keeps k unrotated)."""
+    from utils.attention import apply_rope, attention
+
+    cfg, B, pos = model.cfg, token_ids.shape[0], cache.seq_len
+    cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]  # (1, d_h)
+    x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
+    for i, layer in enumerate(model.layers):
+        attn, h = layer.self_attn, layer.input_layernorm(x)
+        q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)  # (B, H, 1, d_h)
+        k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
+        v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+        K, V = cache.update(i, k, v)  # (B, H_kv, T + 1, d_h)
+        out = attention(apply_rope(q, cos, sin), apply_rope(K, cos, sin), V)  # the mistake: every key at one angle
+        x = x + attn.o_proj(out.transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return model.lm_head(model.norm(x))[:, -1]  # (B, V)
+
+
 def _decode_batch_one(model, token_ids, cache):
     """The contract's step with batch 1 written into the first .view: a shape error for B = 2."""
     h = model.layers[0].input_layernorm(model.embed_tokens(token_ids[:, None]))  # (B, 1, C)
@@ -189,6 +208,13 @@ def _mask_step(make_mask):
     return step
 
 
+def _weights_16bit(config: dict) -> int:
+    """The 16-bit weights of the model whose config a 04.max_requests case passes."""
+    from utils import MODEL_PRESETS
+    from utils.exercises.sizing_mistakes import REQUEST_CASES
+    return next(2 * MODEL_PRESETS[model].n_params for _, conf, _, _, _, model in REQUEST_CASES if conf == config)
+
+
 # exercise id -> (mistake name, wrong function); each is a mistake learners really make
 MISTAKES = {
     "01.causal_mask": [
@@ -212,6 +238,7 @@ MISTAKES = {
         ("always the last column", lambda logits, mask: logits[:, -1]),
         ("the first real token", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.argmax(1)]),
         ("number of real tokens as the index", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.sum(1) - 1]),
+        ("number of real tokens, without the - 1", lambda logits, mask: logits[torch.arange(logits.shape[0]), mask.sum(1)]),
         ("one index for every row: [B, B, V]", lambda logits, mask: logits[:, mask.long().cumsum(1).argmax(1)]),
         ("the right rows' probabilities", lambda logits, mask: torch.softmax(S.last_valid_logits(logits, mask), -1)),
         ("flip and argmax without T - 1 -", lambda logits, mask: logits[torch.arange(logits.shape[0]),
@@ -223,6 +250,8 @@ MISTAKES = {
         ("counted from the row's end", lambda m: m.long().flip(1).cumsum(1).flip(1) - 1),
         ("the pads counted too", lambda m: torch.arange(m.shape[1]).expand_as(m) * m),
         ("the pads left at -1 (no clamp)", lambda m: m.long().cumsum(1) - 1),
+        ("the batch's largest pad count for every row",
+         lambda m: (torch.arange(m.shape[1]) - (m == 0).sum(1).max()).clamp(min=0).expand_as(m)),
         ("first real column from mask.argmax, no clamp", lambda m: torch.arange(m.shape[1]) - m.argmax(1, keepdim=True)),
     ],
     "03.cache_update": [
@@ -242,6 +271,8 @@ MISTAKES = {
         ("no residual around attention", _decode_with(attn_residual=False)),
         ("no residual around the MLP", _decode_with(mlp_residual=False)),
         ("the residual added to the normalised h", _decode_with(normed_residual=True)),
+        ("the attention residual added to the normalised h", _decode_with(normed_attn_residual=True)),
+        ("apply_rope with apply_rope_rolled's sin table", _decode_with(sin_rolled=True)),
         ("no input_layernorm", _decode_with(input_norm=False)),
         ("no post_attention_layernorm", _decode_with(post_norm=False)),
         ("position one too low", _decode_with(pos_shift=-1)),
@@ -255,6 +286,8 @@ MISTAKES = {
         ("q and k rotated twice", _decode_with(extra_rope="qk")),
         ("scores not divided by sqrt(d_h)", _decode_with(unscaled=True)),
         ("batch 1 hard-coded in .view", _decode_batch_one),
+        ("RoPE applied after cache.update", _decode_rope_after_update),
+        ("attention over the cached positions only", _decode_with(past_only=True)),
     ],
     "04.kv_bytes_from_config": [
         ("forgets V (no factor 2)", lambda c, T, B, dt: S.kv_bytes_from_config(c, T, B, dt) // 2),
@@ -270,6 +303,7 @@ MISTAKES = {
          * S.DTYPE_BYTES[dt]),
         ("a missing num_key_value_heads read as 1 (MQA)", lambda c, T, B, dt: S.kv_bytes_from_config(
             {"num_key_value_heads": 1, **c}, T, B, dt)),
+        ("counts bits, not bytes", lambda c, T, B, dt: 8 * S.kv_bytes_from_config(c, T, B, dt)),
     ],
     "04.max_requests": [
         ("rounds to the nearest", lambda c, T, free, dt: round(free / S.kv_bytes_from_config(c, T, 1, dt))),
@@ -285,6 +319,8 @@ MISTAKES = {
         ("the MHA form 2·L·B·T·C·bytes", lambda c, T, free, dt: free // (
             2 * c["num_hidden_layers"] * T * c["hidden_size"] * S.DTYPE_BYTES[dt])),
         ("subtracts a 10 % reserve again", lambda c, T, free, dt: int(free * 0.9) // S.kv_bytes_from_config(c, T, 1, dt)),
+        ("subtracts the weights again", lambda c, T, free, dt: (free - _weights_16bit(c)) // S.kv_bytes_from_config(c, T, 1, dt)),
+        ("counts bits, not bytes", lambda c, T, free, dt: free // (8 * S.kv_bytes_from_config(c, T, 1, dt))),
     ],
     "05.top_p": [
         ("drops the token that crosses p", _top_p_strict),
@@ -398,6 +434,13 @@ def test_an_error_in_the_learners_code_is_one_readable_line(capsys):
     report = E.check("06.ttft_tpot", lambda t0, ts: (ts[0] - t0, (ts[-1] - ts[0]) / (len(ts) - 1)))
     out = capsys.readouterr().out
     assert not report.passed and "raised ZeroDivisionError" in out and "one token only" in out
+
+
+def test_reference_returns_the_solution_a_notebook_can_call_in_place_of_the_learners(capsys):
+    fn = E.reference("02.prefill_positions")
+    assert fn is E.EXERCISES["02.prefill_positions"].solution and E.run("02.prefill_positions", fn).passed
+    with pytest.raises(ValueError, match="unknown exercise"):
+        E.reference("02.no_such_exercise")
 
 
 def test_show_solution_prints_the_reference(capsys):

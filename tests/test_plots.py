@@ -126,6 +126,22 @@ def test_a_chinese_figure_does_not(name, zh):
     assert "猫" in shown and "(cat)" not in shown and "Chinese words" not in shown
 
 
+def test_the_temperature_sweeps_grammar_marks_stand_beside_each_group_not_across_its_bars():
+    """Regression: a white-haloed line across each group notched the tall bars (τ = 0 and 0.5 on "cats");
+    the grammar's probability is now a black triangle just right of the group, outside every bar."""
+    fig = plots.plot_temperature_sweep(["cats", "dogs"], {0: [1.0, 0.0], 0.5: [0.97, 0.01], 1.0: [0.73, 0.06]},
+                                       prompt="<BOS> I like")
+    (ax,) = fig.axes
+    (marks,) = [ln for ln in ax.lines if ln.get_label() == "the grammar's exact probability"]
+    assert list(marks.get_ydata()) == pytest.approx([0.75, 0.05])
+    right_edges = [p.get_x() + p.get_width() for p in ax.patches]
+    for xi, group in zip(marks.get_xdata(), (0, 1)):
+        assert xi > max(e for e in right_edges if e < group + 0.5)  # beside the group's last bar, not on one
+        assert xi < group + 0.6  # and before the next group begins
+    assert not ax.collections  # no line across the bars
+    plt.close(fig)
+
+
 def test_the_grammars_line_stands_beside_the_models_bars():
     fig = plots.plot_top_probs(["猫", "狗", "cats"], [0.7, 0.2, 0.1], prompt="<BOS> 我 喜欢")
     (ax,) = fig.axes
@@ -259,9 +275,16 @@ def test_rope_speeds_draw_a_fast_pair_only_where_its_turns_are_wide():
     fig = plots.plot_rope_frequencies(theta, 256, window=32)
     _, window, context = fig.axes[:3]
     shown = np.ma.getdata(context.get_images()[0].get_array())  # (pairs, 256): NaN where a pair is left blank
-    turns = theta * 256 / (2 * np.pi)  # full turns of each pair over the whole context
-    assert np.isnan(shown[turns > 16]).all() and not np.isnan(shown[turns <= 16]).any()
-    assert turns[0] > 16 and window.get_images()[0].get_array().shape == (16, 32)  # pair 0 turns 5 times in 32
+    period = 2 * np.pi / theta  # positions per full turn of each pair
+    assert np.isnan(shown[period < 8]).all() and not np.isnan(shown[period >= 8]).any()
+    # only pair 0 (a turn every 6.3 positions) is blank; pair 1 (11.2, about a dozen pixels a turn) was blank
+    # once though drawable
+    assert np.isnan(shown[0]).all() and not np.isnan(shown[1]).any()
+    assert window.get_images()[0].get_array().shape == (16, 32 * 8)  # pair 0 turns 5 times in 32
+    # pair 0 (1 rad per position) is drawn between whole positions too: sampled only at whole p it aliased into
+    # what looked like noise; at 8 samples per position, neighbouring columns differ by at most 1/8 rad
+    pair0 = np.ma.getdata(window.get_images()[0].get_array())[0]
+    assert np.abs(np.diff(pair0)).max() < 0.13 and window.get_images()[0].get_extent() == [-0.5, 31.5, 15.5, -0.5]
     assert not np.isnan(np.ma.getdata(window.get_images()[0].get_array())).any()
     plt.close(fig)
 
@@ -418,3 +441,19 @@ def test_ttft_time_panel_has_a_linear_x_axis_and_the_per_token_panel_a_log_one()
     assert [ax.get_xscale() for ax in fig.axes] == ["linear", "log"]
     assert "200" in [t.get_text() for t in fig.axes[1].get_yticklabels()]  # 273 µs at T = 512: the tick below it
     plt.close("all")
+
+
+def test_the_step_costs_bytes_panel_marks_where_the_kv_read_reaches_the_weights():
+    """Before, notebook 03 cited the crossing (T = 1,554 for its timed model) but the bytes panel did not mark it;
+    now a dotted vertical line stands there, named in the legend, as in the long-context figure."""
+    from utils.config import ModelConfig
+    from utils.roofline import kv_weights_crossover
+
+    cfg = ModelConfig(vocab_size=64, n_layers=4, n_heads=8, n_kv_heads=8, d_model=256, d_ff=688, max_seq_len=2048)
+    cross = kv_weights_crossover(cfg, dtype="float32")
+    fig = plots.plot_step_costs(cfg, [2**i for i in range(4, 12)] + [2047])
+    ax1 = fig.axes[1]
+    vertical = [ln for ln in ax1.get_lines() if len(set(ln.get_xdata())) == 1]
+    assert [ln.get_xdata()[0] for ln in vertical] == [cross] and vertical[0].get_linestyle() == ":"
+    assert any(f"{cross:,}" in t.get_text() for t in ax1.get_legend().get_texts())
+    plt.close(fig)

@@ -312,3 +312,16 @@ def test_a_lone_period_is_labelled_in_quotes_in_the_figures(panel):
     labels = [t.get_text() for t in fig.axes[0].texts] + [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert any(label.startswith("'.'") for label in labels), labels
     plt.close(fig)
+
+
+@pytest.mark.parametrize("language, example, other", [("en", "'<BOS> she has'", "我"), ("zh", "'<BOS> 我 喜欢'", "she")])
+def test_an_unknown_word_message_offers_the_notebooks_language_only(panel, language, example, other):
+    """The English message used to offer '<BOS> 我 喜欢' as well, and the Chinese one the English words."""
+    set_language(language)
+    try:
+        panel.controls["prompt"].value = "<BOS> hello"
+        message = panel.state["message"]
+    finally:
+        set_language("en")
+        panel.controls["prompt"].value = BY_LANGUAGE["en"]
+    assert example in message and other not in message

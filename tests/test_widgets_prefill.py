@@ -143,6 +143,18 @@ def test_every_layer_after_0_points_elsewhere_than_layer_0(model_tok, lang):
         set_language("en")
 
 
+def test_ranges_beyond_layer0_cover_every_setting_the_panel_offers_past_layer_0(panel, model_tok):
+    # notebook 02 prints these ranges in place of the sliders for a reader without a kernel
+    model, _ = model_tok
+    r = panel.ranges_beyond_layer0()
+    cfg = model.cfg
+    assert r["n"] == len(PREFILL_PROMPTS) * (cfg.n_layers - 1) * cfg.n_kv_heads * 2
+    s = panel.compute(PREFILL_PROMPTS[0], 1, 0, "V")
+    assert r["cos"][0] <= s["cos_to_layer0"] <= r["cos"][1]
+    assert r["norm_ratio"][0] <= s["norm_ratio_to_layer0"] <= r["norm_ratio"][1]
+    assert r["cos"][1] < 0.99  # layer 0 itself (cosine 1) is left out
+
+
 def test_colour_scale_is_one_clipped_scale_per_prompt_and_tensor_across_layers_and_heads(panel, model_tok):
     # regression: the scale was each tensor's own max, so the <BOS> row saturated it and layers were not comparable
     model, tok = model_tok

@@ -234,3 +234,22 @@ def test_a_probability_float32_rounds_to_0_is_not_marked_removed(course):
     s = p.compute(prompt=prompt, temperature=0.0, top_k=p.V, top_p=1.0)  # greedy removes every other token
     f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
     assert len(f.zeros["temperature"].get_xdata()) == 0 and len(f.crosses["temperature"].get_xdata()) == len(s["shown_ids"]) - 1
+
+
+def test_a_kept_token_with_a_tiny_probability_is_labelled_kept_but_about_0(course):
+    """Regression: at τ = 0.05 the kept tokens other than the top one showed "0.00" (figure) and "0.000" (table),
+    which read as "sampled sometimes"; they now say they are kept, but ≈ 0."""
+    from utils.plots.sampling import SamplingFigure
+
+    p = SamplingPanel(*course)
+    s = p.compute(prompt=p.controls["prompt"].value, temperature=0.05, top_k=p.V, top_p=1.0)
+    tiny = [w for w, q in s["kept"] if q < 0.0005]
+    assert tiny  # the case this test is about: kept, p > 0, far below what a draw would ever pick
+    f = SamplingFigure(len(s["shown_ids"]))
+    f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
+    labels = [t.get_text() for t in f.values["top_p"] if t.get_visible()]
+    footer = f.axes[-1].get_xlabel()
+    assert "≈0" in labels and "0.00" not in labels and "≈0 = kept, p below 0.005" in footer
+    # a "≈0" token at τ = 1.5 (p ≈ 0.002) is still drawn now and then: the footer no longer says "never drawn"
+    assert "never" not in footer
+    assert p.render(s).count("kept, but ≈ 0") == sum(q < 0.0005 for _, q in s["kept"][:8])  # the table's 8 rows

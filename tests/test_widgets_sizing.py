@@ -15,7 +15,7 @@ from utils.widgets import CUSTOM, BudgetPlanner, KVCacheExplorer  # noqa: E402
 pytestmark = pytest.mark.colab  # runs in the Colab-like environment too (make test-colab)
 
 EXPLORER_CONTROLS = ("T", "L", "H_kv", "B", "d_h", "dtype")
-BYTES_SPAN = re.compile(r'<span class="kv-bytes">([\d,]+) bytes \(([\d.]+ (?:B|KiB|MiB|GiB|TiB))\)</span>')
+BYTES_SPAN = re.compile(r'<span class="kv-bytes">([\d,]+) bytes \(([\d.]+ (?:B|KiB|MiB|GiB|TiB|PiB))\)</span>')
 
 
 def full_range(w) -> list:
@@ -243,6 +243,16 @@ def test_planner_real_tokens_curve_has_no_steps_at_small_T():
     assert all(abs(r / share - c) <= 1 / share + 1 for r, c in zip(reserved[1:], curve[1:]))  # up to the floors
 
 
+def test_planner_with_no_request_that_fits_says_nothing_about_padding():
+    """Regression: 0 requests of 128k positions with padding printed "of the 0 B of cache these requests occupy,
+    0 B hold padding"; now only what would fit holding real tokens is said."""
+    p = no_plot(BudgetPlanner(model="Llama-2-13B", GPU_GiB=192, T=131072, dtype="float32", weights_dtype="int8",
+                              reserve=0.0, padding=0.9))
+    assert p.state["n_requests"] == 0 and p.state["weights_fit"] and p.state["n_if_real_only"] == 8
+    assert "padding-bytes" not in p.html.value and "hold padding" not in p.html.value
+    assert '<b class="n-real-only">8</b> requests would fit' in p.html.value
+
+
 def test_planner_without_padding_draws_one_curve():
     p = BudgetPlanner()
     assert p.values()["padding"] == 0.0 and p.state["padding_bytes"] == 0
@@ -329,6 +339,35 @@ def test_planner_labels_stay_inside_their_panel_at_the_extremes():
     q.controls["weights_dtype"].value = "bfloat16"  # 131 GiB of weights on 192 GiB: fits again, the note goes
     assert q.state["weights_fit"]
     assert not q._figure.no_fit_text.get_visible() and q._figure.n_text.get_visible()
+
+
+def test_format_bytes_reaches_pib_the_explorer_maximum():
+    """Before: the explorer's largest setting (2**50 bytes) read "1024.0 TiB"."""
+    from utils.plots import format_bytes
+
+    assert (format_bytes(2**40), format_bytes(2**50), format_bytes(3 * 2**49)) == ("1.0 TiB", "1.0 PiB", "1.5 PiB")
+    p = no_plot(KVCacheExplorer(preset=CUSTOM, T=131072, dtype="float32"))
+    for name in ("L", "H_kv", "B", "d_h"):
+        p.controls[name].value = p.controls[name].max
+    assert p.state["bytes"] == 2**50 and "(1.0 PiB)" in p.html.value
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_explorer_max_context_label_stays_inside_the_plot_at_128k(language):
+    """Before: Llama-3.1-70B's max context (128k, the right edge) put its label past the axes, cut off."""
+    from utils.i18n import set_language
+
+    set_language(language)
+    try:
+        p = KVCacheExplorer(preset="Llama-3.1-70B", T=131072)
+        fig = p.fig
+        fig.canvas.draw()
+        label, frame = p._lines.limit_text, p._lines.ax.get_window_extent()
+        box = label.get_window_extent()
+        assert label.get_visible() and "131,072" in label.get_text()
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, (box, frame)
+    finally:
+        set_language("en")
 
 
 def test_explorer_says_what_per_position_means():

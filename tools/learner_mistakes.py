@@ -623,6 +623,10 @@ for _id, _what, _fn, _needle in (
          "<="),
         ("01.repeat_kv", "x.repeat instead of repeat_interleave", lambda x, n: x.repeat(1, n, 1, 1), "repeat_interleave"),
         ("02.prefill_positions", "cumsum - 1 without the clamp", lambda m: m.long().cumsum(1) - 1, "clamp(min=0)"),
+        ("02.prefill_positions", "the batch's largest pad count for every row",
+         lambda m: (torch.arange(m.shape[1]) - (m == 0).sum(1).max()).clamp(min=0).expand_as(m), "cumsum(1)"),
+        ("02.last_valid_logits", "the count of real tokens as the index (IndexError)",
+         lambda logits, m: logits[torch.arange(logits.shape[0]), m.sum(1)], "5 - 1 = 4"),
         ("03.cache_update", "the new positions before the old", lambda ck, cv, k, v: (k, v) if ck is None else
          (torch.cat([k, ck], 2), torch.cat([v, cv], 2)), "torch.cat([cache_k, k_new], dim=2)"),
         ("03.decode_step", "no final norm", _decode_without_final_norm, "model.norm(x)"),

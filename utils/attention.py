@@ -67,8 +67,9 @@ def rolled_sin(sin: torch.Tensor) -> torch.Tensor:
 
 
 def apply_rope_rolled(x: torch.Tensor, cos: torch.Tensor, sin_rolled: torch.Tensor) -> torch.Tensor:
-    """``apply_rope`` in three tensor ops (mul, roll, addcmul) instead of six (mul, chunk, neg, cat,
-    mul, add) and two dtype casts: the model's hot path.
+    """``apply_rope`` in three tensor ops (mul, roll, addcmul) instead of six (mul, split, which is what
+    ``chunk`` dispatches, neg, cat, mul, add; its dtype casts are no-ops when the dtypes match): the
+    model's hot path.
 
     ``rotate_half(x) = [-x2, x1]`` is ``x`` rolled by d_h/2 (``[x2, x1]``) with its first half
     negated, so the minus sign can live in the table, computed once (``rolled_sin``):

@@ -128,7 +128,7 @@ def hf_llama_like(cfg: ModelConfig, seed: int = 0):
 
 def hf_cache_layers(past_key_values) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Per-layer ``(K, V)`` ``[B, H_kv, T, d_h]`` of a transformers cache (4.x and 5.x layouts)."""
-    if hasattr(past_key_values, "layers"):  # transformers >= 4.56: DynamicCache.layers[i].keys
+    if hasattr(past_key_values, "layers"):  # transformers >= 4.54: DynamicCache.layers[i].keys
         return [(layer.keys, layer.values) for layer in past_key_values.layers]
     if hasattr(past_key_values, "key_cache"):  # older DynamicCache: two lists
         return list(zip(past_key_values.key_cache, past_key_values.value_cache))

@@ -33,7 +33,7 @@ from ..bug_lab.mysteries import VOCABULARY, diagnose, mystery
 from .catalogue import EXERCISES
 from .judges import Case, Diagnosis, Exercise, FormProblem, InputChanged, diagnosis, is_form_problem
 
-__all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution",
+__all__ = ["EXERCISES", "Exercise", "Case", "Report", "CaseResult", "check", "show_solution", "reference",
            "diagnose", "mystery", "VOCABULARY"]
 
 
@@ -247,6 +247,12 @@ def _without_docstring(src: str) -> str:
         return src
     lines = src.splitlines(keepends=True)
     return "".join(lines[: body[0].lineno - 1] + lines[body[0].end_lineno:])
+
+
+def reference(exercise_id: str) -> Callable[..., Any]:
+    """The exercise's reference solution, as a function to call: for a notebook cell that goes on with the
+    reference until the learner's own version passes (``show_solution`` prints its source instead)."""
+    return _exercise(exercise_id).solution
 
 
 def show_solution(exercise_id: str) -> str:

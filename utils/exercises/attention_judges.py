@@ -6,7 +6,10 @@ Everything said goes through ``tr``; values through ``fmt``.
 """
 from __future__ import annotations
 
+import inspect
+
 import torch
+from torch.nn.attention.bias import CausalBias
 
 from ..i18n import tr
 from . import solutions as S
@@ -16,6 +19,36 @@ from .mistakes import Judge, _equal
 
 # --- 01.causal_mask ---------------------------------------------------------------------------------
 
+_PYTORCH_MASK = {"causal_lower_right", "CausalBias", "_materialize"}  # PyTorch's own bottom-right causal mask
+
+
+class _Borrowed:
+    """What a case hands the judge when the learner's function builds its mask with PyTorch's
+    ``causal_lower_right``: that mask would pass, ``._materialize()``-d, without a line of the learner's."""
+
+
+def _names(code) -> set[str]:
+    """Every global, closure and attribute name a code object uses, nested functions and lambdas included."""
+    names = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names(const)
+    return names
+
+
+def mask_case(words: str, T_q: int, T_k: int, hint: str) -> Case:
+    """A ``01.causal_mask`` case; a function that calls PyTorch's ``causal_lower_right`` is not run but refused,
+    as the package's own ``causal_mask`` is."""
+    run = call_with(T_q, T_k)
+
+    def run_unless_borrowed(fn):
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        if code is not None and _names(code) & _PYTORCH_MASK:
+            return _Borrowed()
+        return run(fn)
+    return Case(words, run_unless_borrowed, mask_judge(T_q, T_k), hint)
+
+
 def mask_judge(T_q: int, T_k: int) -> Judge:
     """The mask [T_q, T_k] for T_q queries after T_k - T_q cached keys."""
     expected = S.causal_mask(T_q, T_k)
@@ -23,6 +56,18 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
     band = torch.ones(T_q, T_k, dtype=torch.bool)
 
     def judge(got) -> str | None:
+        if isinstance(got, _Borrowed):
+            return diagnosis(
+                tr("your function uses PyTorch's `causal_lower_right` (its `CausalBias`): that is PyTorch's version "
+                   "of this mask, not yours, so it was not run"),
+                tr("write the mask yourself from T_q and T_k, as a bool tensor [T_q, T_k]: True where key j's "
+                   "position <= query i's position T_k - T_q + i"))
+        if isinstance(got, CausalBias):  # e.g. causal_upper_left(T_q, T_k): an object SDPA takes as attn_mask
+            return diagnosis(
+                tr("you returned a CausalBias, SDPA's own mask object (torch.nn.attention.bias), not a boolean "
+                   "tensor: expected a torch.bool tensor of shape {expected}", expected=[T_q, T_k]),
+                tr("build the mask yourself as a bool tensor [T_q, T_k], True = may attend: compare the keys' "
+                   "positions with the queries' positions T_k - T_q + i"))
         if (isinstance(got, torch.Tensor) and got.is_floating_point() and tuple(got.shape) == (T_q, T_k)
                 and bool(((got == 0) | (got == -torch.inf)).all())):  # SDPA's other mask form: added to the scores
             return diagnosis(
@@ -35,6 +80,14 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
                 tr("you returned a float 0/1 mask (dtype {dtype}): the check wants booleans, and SDPA treats a float "
                    "mask as additive, so a 0/1 mask masks nothing", dtype=got.dtype),
                 tr("return booleans, True = may attend: build the mask with a comparison, or end with `.bool()`"))
+        if (isinstance(got, torch.Tensor) and not got.is_floating_point() and not got.is_complex()
+                and got.dtype != torch.bool and tuple(got.shape) == (T_q, T_k)
+                and bool(((got == 0) | (got == 1)).all())):  # e.g. torch.ones(..., dtype=torch.long).tril()
+            return diagnosis(
+                tr("you returned an integer 0/1 mask (dtype {dtype}): the check wants dtype torch.bool, and SDPA "
+                   "and masked_fill refuse an integer mask", dtype=got.dtype),
+                tr("return dtype torch.bool, True = may attend: build the mask with a comparison (`<=` gives "
+                   "torch.bool), or end with `.bool()`"))
         if isinstance(got, torch.Tensor) and tuple(got.shape) == (T_q, T_q) and T_q != T_k:
             return diagnosis(
                 tr("your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys",
@@ -115,11 +168,22 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
     B, H_kv, T, d_h = x.shape
 
     def judge(got) -> str | None:
+        if isinstance(got, torch.Tensor) and got.dim() == 1 and got.numel() == expected.numel():
+            return diagnosis(tr("you returned a flat tensor, shape {got}: expected {expected}. Without `dim=`, "
+                                "`repeat_interleave` flattens its input first and repeats single numbers",
+                                got=list(got.shape), expected=list(expected.shape)),
+                             tr("give the axis: `x.repeat_interleave(n_rep, dim=1)` copies whole heads on the heads "
+                                "axis and keeps the 4 axes"))
         if isinstance(got, torch.Tensor) and tuple(got.shape) in ((B, H_kv, n_rep, T, d_h), (B, n_rep, H_kv, T, d_h)):
             return diagnosis(tr("you returned 5 axes, shape {got}: expected 4, {expected}",
                                 got=list(got.shape), expected=list(expected.shape)),
                              tr("merge the H_kv and n_rep axes with reshape: `x[:, :, None].expand(B, H_kv, n_rep, "
                                 "T, d_h).reshape(B, H_kv * n_rep, T, d_h)`"))
+        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B * n_rep, H_kv, T, d_h):
+            return diagnosis(tr("you repeated along dim 0, the batch axis: shape {got}, expected {expected}; that "
+                                "copies whole sequences, not heads", got=list(got.shape), expected=list(expected.shape)),
+                             tr("here heads are on dim 1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h], the "
+                                "copies go on the heads axis, dim=1"))
         if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T * n_rep, d_h):
             return diagnosis(tr("you repeated along dim 2, the time axis: shape {got}, expected {expected} (a "
                                 "repeat_kv written for the [B, T, H, d_h] layout repeats dim 2)",

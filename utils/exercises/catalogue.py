@@ -14,9 +14,9 @@ from ..i18n import in_language, tr
 from . import solutions as S
 from .cache_exercise import cache_pair_judge
 from .decode_exercise import decode_step_cases, mqa_model
-from .judges import (Case, Exercise, FormProblem, call_with, diagnosis, is_form_problem, make_case, same_pair,
-                     same_tensor, same_value, seeded_randn)
-from .attention_judges import mask_judge, repeat_kv_case
+from .judges import (Case, Exercise, FormProblem, Raised, call_with, catching, diagnosis, is_form_problem, make_case,
+                     same_pair, same_tensor, same_value, seeded_randn)
+from .attention_judges import mask_case, repeat_kv_case
 from .mistakes import nucleus_judge, positions_judge, stop_judge
 from .sizing_mistakes import kv_bytes_cases, max_requests_cases
 
@@ -26,7 +26,7 @@ from .sizing_mistakes import kv_bytes_cases, max_requests_cases
 def _causal_mask_cases() -> list[Case]:
     hint = ("query i is the token at position T_k - T_q + i (the cached keys come first): "
             "it sees keys 0 ... T_k - T_q + i")
-    return [Case(words, call_with(T_q, T_k), mask_judge(T_q, T_k), hint)
+    return [mask_case(words, T_q, T_k, hint)  # a function that calls PyTorch's causal_lower_right is refused
             for T_q, T_k, words in [(4, 4, "prefill: T_q = T_k = 4"), (1, 6, "decode: T_q = 1 after 5 cached, T_k = 6"),
                                     (3, 5, "a chunk: T_q = 3 after 2 cached, T_k = 5"),
                                     (1, 1, "first token: T_q = T_k = 1")]]
@@ -55,6 +55,14 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
     B, T, V = logits.shape
 
     def judge(got) -> str | None:
+        if isinstance(got, Raised):  # an IndexError the learner's function raised (see judges.catching)
+            error = f"IndexError: {str(got.err).strip()[:160]}"
+            if f"index {T} is out of bounds" in str(got.err):  # a row's count of real tokens used as its index
+                return diagnosis(tr("your function raised {error}: index {T} is one past the last column",
+                                    error=error, T=T),
+                                 tr("the number of real tokens is one past the last index: a row of {T} real tokens "
+                                    "ends at index {T} - 1 = {last}", T=T, last=T - 1))
+            return tr("your function raised {error}", error=error)
         if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, B, V):  # logits[:, idx]: every row at all B indices
             return diagnosis(
                 tr("you returned shape {got} = [B, B, V]: every row's logits at all B positions, not one per row",
@@ -103,8 +111,9 @@ def _last_valid_cases() -> list[Case]:
     logits = seeded_randn(3, 5, 7, seed=1)
     left = torch.tensor([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1], [0, 0, 0, 0, 1]])
     right = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
-    return [Case("left-padded rows (B=3, T=5, V=7)", call_with(logits, left), _last_valid_judge(logits, left)),
-            Case("right-padded rows", call_with(logits, right), _last_valid_judge(logits, right),
+    return [Case("left-padded rows (B=3, T=5, V=7)", catching(IndexError, call_with(logits, left)),
+                 _last_valid_judge(logits, left)),
+            Case("right-padded rows", catching(IndexError, call_with(logits, right)), _last_valid_judge(logits, right),
                  "with right padding the last real token is not in the last column: find each row's last 1")]
 
 
@@ -139,16 +148,19 @@ def _cache_update_cases() -> list[Case]:
 
 def _top_p_cases() -> list[Case]:
     # sorted: 0.5, 0.25, 0.125, 0.0625, 0.0625, powers of two, so float32 running totals are exact: p = 0.75 is
-    # reached exactly by two tokens, and every other p below is at least 0.05 away from a running total
-    logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625]))
+    # reached exactly by two tokens, and every other p below is at least 0.05 away from a running total.
+    # + 4 leaves the softmax as it is but makes every logit > 1: a running total over the logits themselves then
+    # stops at the top token, one that starts at the least likely token keeps them all, so the judge tells them apart
+    logits = torch.log(torch.tensor([0.5, 0.0625, 0.25, 0.125, 0.0625])) + 4
     # 64 tokens with a long tail (geometric probabilities, shuffled): float32 running totals reach 1.0 before the tail
     tail = -0.5 * torch.randperm(64, generator=torch.Generator().manual_seed(5)).float()
     hint = "keep the most likely tokens until their mass reaches p, including the token that crosses p"
 
     def case(words, p, hint=hint, logits=logits):
         return Case(words, call_with(logits, p), nucleus_judge(logits, p), hint)
-    return [case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", 0.7),
-            case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", 0.8),
+    # p = 0.8 first: there every known mistake keeps a set of its own, so the first hint names the right one
+    return [case("p=0.8: three tokens (0.5 + 0.25 + 0.125)", 0.8),
+            case("p=0.7: 0.5 + 0.25 crosses 0.7, so two tokens", 0.7),
             case("p=0.75: 0.5 + 0.25 reaches p exactly, so two tokens", 0.75,
                  "a token is kept while the mass ranked before it is < p: at exactly p the set is complete"),
             case("p=0.3: the top token alone already reaches p", 0.3, "never empty: the most likely token is always kept"),

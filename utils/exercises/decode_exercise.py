@@ -4,9 +4,12 @@
 judge names the mistake.
 
 At the first step whose logits differ, the reference step is run again from the same cache with one
-mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity), one
+mistake at a time (``variant_step``): the position reset (or no RoPE: at position 0 it is the identity; or RoPE applied after ``cache.update``, which
+rotates q and every key by the same angle), one
 too low, one too high or read after layer 0 appended; the final norm, a layer norm, a residual or the RoPE of
-q or k left out; every layer reading layer 0's cache; attention over the new k, v alone, or under a causal mask
+q or k left out; the attention residual added to the normalised h; the sin table of ``apply_rope_rolled``
+handed to ``apply_rope``; every layer reading layer 0's cache; attention over the new k, v alone, over the cached
+positions alone (the token's own k, v missing), or under a causal mask
 aligned top left (SDPA's ``is_causal=True``: the one query sees key 0 only); RoPE applied twice; scores not
 divided by √d_h; K/V heads expanded with ``repeat`` (tiled, so query head i reads K/V head i % H_kv) instead of
 ``repeat_interleave`` (grouped).
@@ -51,8 +54,9 @@ def mqa_model():
 def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, pos_zero: bool = False,
                  pos_per_layer: bool = False, final_norm: bool = True, input_norm: bool = True,
                  post_norm: bool = True, attn_residual: bool = True, mlp_residual: bool = True,
-                 normed_residual: bool = False, rope_q: bool = True, rope_k: bool = True,
-                 layer0: bool = False, new_only: bool = False, top_left: bool = False,
+                 normed_residual: bool = False, normed_attn_residual: bool = False, sin_rolled: bool = False,
+                 rope_q: bool = True, rope_k: bool = True,
+                 layer0: bool = False, new_only: bool = False, past_only: bool = False, top_left: bool = False,
                  kv_tiled: bool = False, extra_rope: str = "", unscaled: bool = False) -> torch.Tensor:
     """``solutions.decode_step`` with the mistakes the flags switch on (all off: the reference); logits [B, V]."""
     cfg, B = model.cfg, token_ids.shape[0]
@@ -63,6 +67,8 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
         if pos_per_layer:
             pos = cache.seq_len  # read in the loop: from layer 1 on, layer 0's append is counted
         cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]  # (1, d_h)
+        if sin_rolled:  # apply_rope_rolled's table (first half negated) handed to apply_rope
+            sin = model.rope_sin_rolled[pos : pos + 1]
         h = layer.input_layernorm(x) if input_norm else x
         q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)  # (B, H, 1, d_h)
         k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
@@ -70,7 +76,10 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
         q = apply_rope(q, cos, sin) if rope_q else q
         k = apply_rope(k, cos, sin) if rope_k else k
         q, k = (apply_rope(t, cos, sin) if name in extra_rope else t for name, t in (("q", q), ("k", k)))  # twice
+        past = cache.layer_kv(i) if past_only else None  # (B, H_kv, T, d_h): read before the append
         K, V = cache.update(i, k, v)  # (B, H_kv, T + 1, d_h)
+        if past is not None:
+            K, V = past  # the cached positions alone: the query misses its own k, v
         if layer0:
             K, V = cache.layer_kv(0)
         if new_only:
@@ -82,7 +91,7 @@ def variant_step(model, token_ids: torch.Tensor, cache, *, pos_shift: int = 0, p
         mask = torch.arange(K.shape[2]) == 0 if top_left else None  # (S,)
         q = q * cfg.head_dim**0.5 if unscaled else q  # attention divides by √d_h: this undoes it
         out = attn.o_proj(attention(q, K, V, mask).transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
-        x = (h if normed_residual else x) + out if attn_residual else out
+        x = (h if normed_residual or normed_attn_residual else x) + out if attn_residual else out
         h = layer.post_attention_layernorm(x) if post_norm else x
         x = (h if normed_residual else x) + layer.mlp(h) if mlp_residual else layer.mlp(h)
     return model.lm_head(model.norm(x) if final_norm else x)[:, -1]  # (B, V)
@@ -92,7 +101,8 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
     """(flags, what the learner's step did, the hint): built at check time, in the current language."""
     return [  # at position 0 RoPE is the identity: a step without RoPE is the position-0 step, one diagnosis for both
         (dict(pos_zero=True), tr("step {step}: your new token was rotated as if at position 0 (or not rotated at all, "
-                                 "which is the same); it sits at position {pos}, the number of positions cached",
+                                 "which is the same, or q and all of K rotated by the same angle, e.g. RoPE applied "
+                                 "after `cache.update`); it sits at position {pos}, the number of positions cached",
                                  step=step, pos=pos),
          tr("rotate q and k at the new token's position, the number of positions already cached: "
             "`pos = cache.seq_len`, read once before layer 0 appends, then `apply_rope` with "
@@ -122,6 +132,15 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
         (dict(normed_residual=True), tr("step {step}: your residuals add to the normalised h, not to x", step=step),
          tr("the residual stream is x: the norm's output h feeds the projections (or the MLP), then "
             "`x = x + ...`")),
+        (dict(normed_attn_residual=True), tr("step {step}: your attention residual adds to the normalised h "
+                                             "(`x = h + o_proj(...)`), not to x", step=step),
+         tr("q, k and v read `h = input_layernorm(x)`, but the residual adds to x: "
+            "`x = x + self_attn.o_proj(...)`, not `h + ...`")),
+        (dict(sin_rolled=True), tr("step {step}: you rotated with `model.rope_sin_rolled`, the table of "
+                                   "`apply_rope_rolled` (its first half negated): with `apply_rope` it turns the first "
+                                   "half of every pair the wrong way", step=step),
+         tr("`apply_rope` takes the plain tables: `model.rope_cos[pos : pos + 1]` and "
+            "`model.rope_sin[pos : pos + 1]`")),
         (dict(input_norm=False), tr("step {step}: your logits are those of the step without `input_layernorm`",
                                     step=step),
          tr("each layer normalises x before q, k and v: `h = layer.input_layernorm(x)`")),
@@ -147,6 +166,10 @@ def _variants(step: int, pos: int) -> list[tuple[dict, str, str]]:
         (dict(new_only=True), tr("step {step}: your query attended over the new token's own k and v alone; the {pos} "
                                  "cached positions were left out", step=step, pos=pos),
          tr("attend over the K, V that `cache.update(i, k, v)` returns: the cached positions and the new one")),
+        (dict(past_only=True), tr("step {step}: your query did not see its own k, v: it attended over the {pos} cached "
+                                  "positions alone", step=step, pos=pos),
+         tr("append first, then attend over what `cache.update(i, k, v)` returns: the cached positions and the new "
+            "token's own k, v")),
         (dict(top_left=True), tr("step {step}: your query saw key 0 alone: a causal mask (`is_causal=True`) is aligned "
                                  "to the top left, so a single query gets the first key only", step=step),
          tr("a decode step needs no mask: its one query comes after every cached key (no `is_causal`, no mask)")),

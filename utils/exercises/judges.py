@@ -220,6 +220,23 @@ def call_with(*args) -> Callable[[Callable], Any]:
     return run
 
 
+class Raised:
+    """An error the learner's function raised, handed to the judge (see ``catching``) so that it can name the mistake."""
+
+    def __init__(self, err: BaseException) -> None:
+        self.err = err
+
+
+def catching(kind: type[BaseException], run: Callable[[Callable], Any]) -> Callable[[Callable], Any]:
+    """``run`` with an error of ``kind`` returned as ``Raised(err)`` for the judge, not reported as a bare error."""
+    def caught(fn):
+        try:
+            return run(fn)
+        except kind as err:
+            return Raised(err)
+    return caught
+
+
 def make_case(words: str, args: tuple, expected, judge=None, hint: str = "") -> Case:
     return Case(words, call_with(*args), (judge or (same_tensor if isinstance(expected, torch.Tensor) else same_value))(expected), hint)
 

@@ -49,6 +49,12 @@ def positions_judge(mask: torch.Tensor) -> Judge:
             if torch.equal(got[real], expected[real] + 1):
                 return diagnosis(text, tr("number each row's real tokens from 0: a cumulative sum counts from 1, "
                                           "so subtract 1"))
+            pads = (~real).sum(1)  # (B,): each row's own number of pads
+            one_count = torch.arange(T)[None, :] - pads.max()  # (1, T): the batch's largest pad count taken off every row
+            if pads.min() < pads.max() and any(torch.equal(got[real], x.expand_as(got)[real])
+                                               for x in (one_count, one_count.clamp(min=0))):
+                return diagnosis(text, tr("you took the batch's largest pad count off every row: count each row's own "
+                                          "pads (or number each row's real tokens with `cumsum(1)` along the row)"))
             from_end = mask.long().flip(1).cumsum(1).flip(1) - 1  # (B, T): each row counted from its last token
             if torch.equal(got[real], from_end[real]):
                 return diagnosis(text, tr("you counted from the row's end: its last real token got 0. Number from the "
@@ -101,7 +107,7 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
             return problem
         g = got.double()
         finite = torch.isfinite(g)
-        values = g[finite]  # the cases' logits are log-probabilities, all below 0
+        values = g[finite]  # the cases' logits lie outside [0, 1] (log-probabilities + 4; the long tail's are <= 0)
         in_unit = values.numel() > 0 and bool(((values >= 0) & (values <= 1)).all())
         # a single value in [0, 1] may be a logit (0.0 after log_softmax): probabilities only if it is one
         if in_unit and (values.numel() > 1 or bool(torch.isclose(values, probs[finite]).all())
@@ -135,10 +141,10 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
         text = tr("you kept tokens {mine}; the nucleus is {want}", mine=ids(kept), want=ids(keep))
         if not bool(kept.any()):
             return diagnosis(text, tr("never empty: the most likely token is always kept"))
-        if torch.equal(kept, over_logits) and torch.equal(kept, from_least):  # either mistake keeps these tokens
-            return diagnosis(text, tr("your running total reached p too late: it is over softmax(logits), not the "
-                                      "logits, and it starts at the most likely token (sort by probability, "
-                                      "descending)"))
+        crossing = int(order[n_keep - 1])  # the last token in, the one whose mass crosses p
+        crossing_dropped = keep.clone().index_fill_(0, torch.tensor([crossing]), False)
+        if torch.equal(kept, over_logits) and torch.equal(kept, crossing_dropped):
+            return text  # either mistake keeps these tokens: the other cases tell them apart
         if torch.equal(kept, over_logits):
             return diagnosis(tr("you kept tokens {mine}, as a running total of the logits themselves would; the "
                                 "nucleus is {want}", mine=ids(kept), want=ids(keep)),
@@ -149,8 +155,7 @@ def nucleus_judge(logits: torch.Tensor, p: float) -> Judge:
                                 "nucleus is {want}", mine=ids(kept), t=at_p, p=p, want=ids(keep)),
                              tr("keep a token only while the tokens above it hold less than p (<, not <= p): once "
                                 "the running total equals p, the set is complete"))
-        crossing = int(order[n_keep - 1])  # the last token in, the one whose mass crosses p
-        if torch.equal(kept, keep.clone().index_fill_(0, torch.tensor([crossing]), False)):
+        if torch.equal(kept, crossing_dropped):
             return diagnosis(text, tr("the token that crosses p is kept: keep a token while the mass of the tokens "
                                       "ranked before it is < p"))
         if torch.equal(kept, unscattered) and not torch.equal(unscattered, keep):

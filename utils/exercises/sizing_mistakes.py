@@ -13,6 +13,7 @@ import numbers
 from typing import Any, Callable
 
 from ..i18n import tr
+from ..sizing import MODEL_PRESETS
 from . import solutions as S
 from .judges import Case, FormProblem, call_with, diagnosis, plain_number
 
@@ -31,7 +32,9 @@ def _form(expected: int, got) -> str | None:
     if _as_int(got) is not None:
         return None
     if isinstance(number, numbers.Real) and not isinstance(number, bool) and number == expected:
-        return FormProblem(tr("right value, but an int is expected (got {type}: use // to stay in integers)",
+        # free_bytes // float(per_request) used // and still got a float: say what makes one
+        return FormProblem(tr("right value, but an int is expected (got {type}: one float operand makes even // "
+                              "return a float; keep every operand an int, or wrap the result in int())",
                               type=type(got).__name__))
     return FormProblem(tr("expected an int, got {got!r:.60} (`{type}`)", got=got, type=type(got).__name__))
 
@@ -40,6 +43,7 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
     """The cache bytes of ``kv_bytes_from_config``; a result off by one factor names that factor."""
     f = S.kv_bytes_from_config
     expected = f(config, seq_len, batch_size, dtype)
+    per_token = f(config, 1, batch_size, dtype)  # one position of every sequence of the batch
     H = config["num_attention_heads"]
     H_kv = config.get("num_key_value_heads") or H
     L, C = config["num_hidden_layers"], config["hidden_size"]
@@ -89,6 +93,11 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
                                      "are two tensors: is one of them missing?", got=wrong),
                            tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8; and the "
                               "factor 2 counts K and V")))
+    # float16's 16 (or float32's 32) taken as the bytes per number: 8 times the cache
+    candidates.append((8 * expected, tr("{got:,} bytes is 8 times the cache: you counted bits, not bytes ({dtype} "
+                                        "takes {n} byte(s) per number, {bits} bits)", got=8 * expected, dtype=dtype,
+                                        n=S.DTYPE_BYTES[dtype], bits=8 * S.DTYPE_BYTES[dtype]),
+                       tr("the 16 in float16 (and the 32 in float32) counts bits: divide by 8 for the bytes per number")))
     candidates.append((expected // 2, tr("{got:,} bytes is half the cache: K and V are two tensors", got=expected // 2),
                        tr("the factor 2 counts K and V: every layer stores both")))
     candidates.append((f(config, 1, batch_size, dtype), tr("{got:,} bytes is the cache of one token; each sequence "
@@ -118,9 +127,19 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
         for wrong, message, hint in candidates:
             if n == wrong:
                 return diagnosis(tr("expected {expected:,} bytes: {message}", expected=expected, message=message), hint)
-        # not a mistake we know: a hint about every factor, not the case's (which names one part, maybe right)
+        if abs(n - expected) == per_token:  # seq_len + 1 or - 1 positions: one token's bytes off, per sequence
+            return diagnosis(tr("expected {expected:,} bytes, got {got:,}: one token too many per sequence ({T:,} "
+                                "positions, not {seq_len:,})" if n > expected else "expected {expected:,} bytes, got "
+                                "{got:,}: one token too few per sequence ({T:,} positions, not {seq_len:,})",
+                                expected=expected, got=n, T=seq_len + (1 if n > expected else -1), seq_len=seq_len),
+                             tr("the cache holds exactly seq_len positions per sequence: T = seq_len, no more, no less"))
+        # not a mistake we know: a hint about every factor, not the case's (which names one part, maybe right);
+        # a result close to the right one says by how much it is off, not "1 times as many"
+        ratio = n / expected if expected else math.inf
         return diagnosis(tr("expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)", expected=expected,
-                            got=n, ratio=n / expected),
+                            got=n, ratio=ratio) if f"{ratio:.4g}" != "1" else
+                         tr("expected {expected:,} bytes, got {got:,} ({diff:+,} bytes)", expected=expected, got=n,
+                            diff=n - expected),
                          tr("check each factor against the config: L = num_hidden_layers, H_kv = num_key_value_heads "
                             "(H when it is missing), d_h = head_dim (C / H when it is missing), and the bytes per "
                             "number of the dtype; then 2 x L x B x H_kv x T x d_h x bytes"))
@@ -132,10 +151,17 @@ def _quotient_text(q: float) -> str:
     return f"{q:.3f}" if q >= 1 else f"{q:.3g}"
 
 
-def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> Judge:
-    """Whole requests that fit; names a per-request size off by a factor first (a wrong size can also land on
-    the quotient rounded up), then a quotient rounded up or left unrounded. Any other wrong count points at the
-    bytes of one request."""
+def _weight_guesses(n_params: int, dtype: str) -> set[int]:
+    """Bytes a learner may take for the weights: the checkpoint in 16 bits or in the cache's dtype, or the
+    nominal size (8B x 2 bytes, as 16e9 bytes or as 16 GiB)."""
+    nominal = round(n_params / 1e9)
+    return {n_params * 2, n_params * S.DTYPE_BYTES[dtype], nominal * 2 * 10**9, nominal * 2 * 2**30}
+
+
+def request_mistakes(config: dict, seq_len: int, free_bytes: int, dtype: str, n_params: int) -> list[tuple]:
+    """``(name, counts, message, hint)`` for every mistake ``requests_judge`` names by its count, in the order it
+    tries them: ``counts`` is the set of wrong counts that mistake gives (a test checks that no two mistakes
+    share one), ``message(got)`` the case's line."""
     f = S.kv_bytes_from_config
     per_request = f(config, seq_len, 1, dtype)
     expected = free_bytes // per_request
@@ -143,72 +169,98 @@ def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str) -> J
     H, C, L = config["num_attention_heads"], config["hidden_size"], config["num_hidden_layers"]
     H_kv = config.get("num_key_value_heads") or H
     d_h = config.get("head_dim") or C // H
-    # (one request's bytes as the mistake computes them, its message for a count, the hint), tried in this order
-    sizes = [(per_request // 2,
-              lambda got: tr("expected {expected}, got {got}: your requests are half their size (K and V are two "
-                             "tensors)", expected=expected, got=got),
+
+    def said(key, **words):  # a message for the count that came back
+        return lambda got: tr(key, expected=expected, got=got, **words)
+    # (one request's bytes as the mistake computes them, its message, the hint), tried in this order
+    sizes = [("half", per_request // 2, said("expected {expected:,}, got {got:,}: your requests are half their size "
+                                             "(K and V are two tensors)"),
               tr("one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 included")),
-             (f(config, 1, 1, dtype),
-              lambda got: tr("expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens",
-                             expected=expected, got=got, T=seq_len),
+             ("tokens", f(config, 1, 1, dtype), said("expected {expected:,}, got {got:,}: that many tokens fit, not "
+                                                     "requests of {T:,} tokens", T=seq_len),
               tr("one request holds seq_len tokens: divide by the cache of one sequence of seq_len tokens"))]
     mha_form = 2 * L * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes with B = 1
+    sizes.append(("bits", 8 * per_request, said("expected {expected:,}, got {got:,}: your requests are 8 times their "
+                                                 "size; you counted bits, not bytes, per number"),
+                  tr("the 16 in float16 (and the 32 in float32) counts bits: divide by 8 for the bytes per number")))
     if H_kv != H:
         all_heads = f({**config, "num_key_value_heads": H}, seq_len, 1, dtype)
         # when H·d_h = C, storing all H heads and the MHA form give the same size: name both
-        sizes.append((all_heads,
-                      lambda got: tr("expected {expected}, got {got}: your requests store all {H} query heads, {n} "
-                                     "times the cache (or use the MHA form 2·L·B·T·C·bytes, which assumes H_kv = H)",
-                                     expected=expected, got=got, H=H, n=H // H_kv) if all_heads == mha_form
-                      else tr("expected {expected}, got {got}: your requests store all {H} query heads, {n} times "
-                              "the cache", expected=expected, got=got, H=H, n=H // H_kv),
-                      tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
-                         "num_attention_heads", H_kv=H_kv)))
-    if mha_form not in (per_request, *(size for size, _, _ in sizes)):  # Gemma-2-9B: H_kv·d_h != C
-        sizes.append((mha_form,
-                      lambda got: tr("expected {expected}, got {got}: your requests use the MHA form "
-                                     "2·L·B·T·C·bytes; this model's H_kv·d_h = {width}, not C = {C}",
-                                     expected=expected, got=got, width=H_kv * d_h, C=C),
+        sizes.append(("all heads", all_heads, said(
+            "expected {expected:,}, got {got:,}: your requests store all {H} query heads, {n} times the cache (or use "
+            "the MHA form 2·L·B·T·C·bytes, which assumes H_kv = H)" if all_heads == mha_form else
+            "expected {expected:,}, got {got:,}: your requests store all {H} query heads, {n} times the cache",
+            H=H, n=H // H_kv),
+            tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not num_attention_heads",
+               H_kv=H_kv)))
+    if mha_form not in (per_request, *(size for _, size, _, _ in sizes)):  # Gemma-2-9B: H_kv·d_h != C
+        sizes.append(("MHA form", mha_form, said("expected {expected:,}, got {got:,}: your requests use the MHA form "
+                                                 "2·L·B·T·C·bytes; this model's H_kv·d_h = {width}, not C = {C}",
+                                                 width=H_kv * d_h, C=C),
                       tr("use the general form 2·L·B·H_kv·T·d_h·bytes: the MHA form holds only when H_kv·d_h = C")))
     if "head_dim" in config and config["head_dim"] != C // H:
-        sizes.append((f({k: v for k, v in config.items() if k != "head_dim"}, seq_len, 1, dtype),
-                      lambda got: tr("expected {expected}, got {got}: your requests use d_h = hidden_size / "
-                                     "num_attention_heads = {d}; this config says head_dim = {head_dim}",
-                                     expected=expected, got=got, d=C // H, head_dim=config["head_dim"]),
+        sizes.append(("d_h = C / H", f({k: v for k, v in config.items() if k != "head_dim"}, seq_len, 1, dtype),
+                      said("expected {expected:,}, got {got:,}: your requests use d_h = hidden_size / "
+                           "num_attention_heads = {d}; this config says head_dim = {head_dim}",
+                           d=C // H, head_dim=config["head_dim"]),
                       tr("when head_dim is in the config, use it: it is not always C / H")))
     if dtype == "int8":  # the int8 cache counted as 2 bytes per number: half the requests
-        sizes.append((f(config, seq_len, 1, "float16"),
-                      lambda got: tr("expected {expected}, got {got}: your requests are twice their size; an int8 "
-                                     "cache takes 1 byte per number", expected=expected, got=got),
+        sizes.append(("int8 as 2 bytes", f(config, seq_len, 1, "float16"),
+                      said("expected {expected:,}, got {got:,}: your requests are twice their size; an int8 cache "
+                           "takes 1 byte per number"),
                       tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
-    counts = [(free_bytes // size, message, hint) for size, message, hint in sizes if size > 0]
-    # free_bytes already is what is free: a 10 % reserve taken off it again, as the planner does for the GPU
-    again = int(free_bytes * 0.9 // per_request)
+    mistakes = [(name, {free_bytes // size}, message, hint) for name, size, message, hint in sizes if size > 0]
+    # free_bytes already is what is free: the weights, or a 10 % reserve as the planner takes it, taken off again
+    # (below zero when the weights exceed free_bytes: the judge's count below zero says so)
+    mistakes.append(("weights", {(free_bytes - w) // per_request for w in _weight_guesses(n_params, dtype)
+                                 if w <= free_bytes},
+                     said("expected {expected:,}, got {got:,}: that is what fits once the weights are taken off "
+                          "free_bytes"),
+                     tr("free_bytes is already what is left after the weights and the reserve: do not subtract the "
+                        "weights again")))
+    mistakes.append(("reserve", {int(free_bytes * 0.9 // per_request)},
+                     said("expected {expected:,}, got {got:,}: that is a 10 % reserve taken off free_bytes"),
+                     tr("free_bytes is already what is left for the caches: do not subtract a reserve again")))
+    mistakes.append(("rounded up", {round(quotient), math.ceil(quotient)},
+                     said("expected {expected:,}, got {got:,}: {q} rounded up; only whole requests fit",
+                          q=_quotient_text(quotient)),
+                     tr("round down to whole requests with //: a part of a request cannot run")))
+    return [(name, counts - {expected}, message, hint) for name, counts, message, hint in mistakes]
+
+
+def requests_judge(config: dict, seq_len: int, free_bytes: int, dtype: str, n_params: int) -> Judge:
+    """Whole requests that fit in ``free_bytes`` (what the weights and the reserve leave); names a per-request
+    size off by a factor, the weights or a reserve taken off again, a quotient rounded up or left unrounded
+    (``request_mistakes`` lists them). Any other wrong count points at the bytes of one request."""
+    per_request = S.kv_bytes_from_config(config, seq_len, 1, dtype)
+    expected = free_bytes // per_request
+    quotient = free_bytes / per_request
+    mistakes = request_mistakes(config, seq_len, free_bytes, dtype, n_params)
+    weights = next(m for m in mistakes if m[0] == "weights")
 
     def judge(got) -> str | None:
         number = plain_number(got)[0]
         if isinstance(number, float) and not number.is_integer() and math.isclose(number, quotient, rel_tol=1e-9):
-            return diagnosis(tr("you returned the quotient {q} itself; only whole requests fit: {expected}",
+            return diagnosis(tr("you returned the quotient {q} itself; only whole requests fit: {expected:,}",
                                 q=_quotient_text(quotient), expected=expected),
                              tr("round down to whole requests with //: a part of a request cannot run"))
-        if isinstance(number, numbers.Real) and not isinstance(number, bool) and number == again != expected:
-            return diagnosis(tr("expected {expected}, got {got}: that is a 10 % reserve taken off free_bytes",
-                                expected=expected, got=int(number)),
-                             tr("free_bytes is already what is left for the caches: do not subtract a reserve again"))
+        if isinstance(number, numbers.Real) and not isinstance(number, bool) and float(number).is_integer():
+            for name, counts, message, hint in mistakes:  # a float count (0.9 * free_bytes // ...) names it too
+                if name == "reserve" and int(number) in counts:
+                    return diagnosis(message(int(number)), hint)
         problem = _form(expected, got)
         if problem is not None:
             return problem
         n = _as_int(got)
         if n == expected:
             return None
-        for count, message, hint in counts:  # a wrong size first: Gemma-2-9B without head_dim rounds to a ceiling
-            if n == count and count != expected:
+        for _, counts, message, hint in mistakes:  # a wrong size first: Gemma-2-9B without head_dim rounds to a ceiling
+            if n in counts:
                 return diagnosis(message(n), hint)
-        if n in (round(quotient), math.ceil(quotient)):
-            return diagnosis(tr("expected {expected}, got {got}: {q} rounded up; only whole requests fit",
-                                expected=expected, got=n, q=_quotient_text(quotient)),
-                             tr("round down to whole requests with //: a part of a request cannot run"))
-        return diagnosis(tr("expected {expected}, got {got}; one request's cache is {per:,} bytes here",
+        if n < 0:  # more taken off free_bytes than it holds: the weights, most likely
+            return diagnosis(tr("expected {expected:,}, got {got:,}: a count below zero; free_bytes is already what "
+                                "the weights and the reserve leave", expected=expected, got=n), weights[3])
+        return diagnosis(tr("expected {expected:,}, got {got:,}; one request's cache is {per:,} bytes here",
                             expected=expected, got=n, per=per_request),
                          tr("compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and "
                             "check it; then divide free_bytes by it with //"))
@@ -223,13 +275,47 @@ LLAMA3_8B = {"num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_
 LLAMA2_7B = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}
 GEMMA2_9B = {"num_hidden_layers": 42, "num_attention_heads": 16, "num_key_value_heads": 8, "hidden_size": 3584,
              "head_dim": 256}  # d_h = 256, not 3584 / 16 = 224
+OPTIONAL_FIELDS = ("head_dim", "num_key_value_heads")  # a config.json may leave these out
+
+
+class _MissingField:
+    """What a case returns when the learner's code read an optional field (``config["head_dim"]``) that its
+    config leaves out: the judge turns it into a hint, where the KeyError alone would get the case's hint."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _config_case(words: str, config: dict, args: tuple, judge: Judge, hint: str = "") -> Case:
+    """A case on ``config`` whose KeyError on an optional field is named, with how to read that field."""
+    run = call_with(config, *args)
+
+    def guarded_run(fn):
+        try:
+            return run(fn)
+        except KeyError as err:
+            if err.args and err.args[0] in OPTIONAL_FIELDS and err.args[0] not in config:
+                return _MissingField(err.args[0])
+            raise
+
+    def guarded_judge(got):
+        if not isinstance(got, _MissingField):
+            return judge(got)
+        return diagnosis(tr("your function raised KeyError: {name!r}; this config.json has no {name} (the field is "
+                            "optional)", name=got.name),
+                         tr("head_dim is optional in a config.json: read it with config.get(\"head_dim\"), and when it "
+                            "is missing, d_h = hidden_size // num_attention_heads") if got.name == "head_dim" else
+                         tr("num_key_value_heads is optional in a config.json: read it with "
+                            "config.get(\"num_key_value_heads\"), and when it is missing, the model is MHA: H_kv = "
+                            "num_attention_heads"))
+    return Case(words, guarded_run, guarded_judge, hint)
 
 
 def kv_bytes_cases() -> list[Case]:
     # Every case's batch is B != 1 or its dtype is not 2 bytes, and no two mistakes give the same number in the
     # first case (B = 3: one sequence is a third, a lost factor 2 a half), so the diagnosis names the right one.
     def case(words, config, T, B, dtype, hint=""):
-        return Case(words, call_with(config, T, B, dtype), bytes_judge(config, T, B, dtype), hint)
+        return _config_case(words, config, (T, B, dtype), bytes_judge(config, T, B, dtype), hint)
     return [case("Llama-3-8B (GQA), T=4096, B=3, float16", LLAMA3_8B, 4096, 3, "float16",
                  "2 x L x B x H_kv x T x d_h x bytes: K and V, only the K/V heads"),
             case("Llama-2-7B's shape without num_key_value_heads (MHA), T=2048, B=4, bfloat16", LLAMA2_7B, 2048, 4,
@@ -239,10 +325,17 @@ def kv_bytes_cases() -> list[Case]:
             case("Llama-3-8B, int8 cache, T=1000, B=4", LLAMA3_8B, 1000, 4, "int8")]
 
 
+# (words, config, seq_len, free_bytes, dtype, the model whose weights a learner might subtract): the bytes are
+# chosen so that no two mistakes give the same count (tests/test_sizing_judges.py)
+REQUEST_CASES = [
+    ("Llama-3-8B, T=8192, 37.5 GiB free, float16", LLAMA3_8B, 8192, 37 * 2**30 + 512 * 2**20, "float16", "Llama-3-8B"),
+    ("Gemma-2-9B, T=4096, 24 GiB free, bfloat16", GEMMA2_9B, 4096, 24 * 2**30, "bfloat16", "Gemma-2-9B"),
+    ("Llama-3-8B, T=4096, 6 GiB free, int8 cache", LLAMA3_8B, 4096, 6 * 2**30, "int8", "Llama-3-8B"),
+    ("Llama-2-7B, T=4096, 1 MiB free: less than one request", LLAMA2_7B, 4096, 2**20, "float16", "Llama-2-7B"),
+]
+
+
 def max_requests_cases() -> list[Case]:
-    def case(words, config, T, free, dtype):
-        return Case(words, call_with(config, T, free, dtype), requests_judge(config, T, free, dtype))
-    return [case("Llama-3-8B, T=8192, 20.7 GiB free, float16", LLAMA3_8B, 8192, 20 * 2**30 + 700 * 2**20, "float16"),
-            case("Gemma-2-9B, T=4096, 20 GiB free, bfloat16", GEMMA2_9B, 4096, 20 * 2**30, "bfloat16"),
-            case("Llama-3-8B, T=4096, 6 GiB free, int8 cache", LLAMA3_8B, 4096, 6 * 2**30, "int8"),
-            case("Llama-2-7B, T=4096, 1 MiB free: less than one request", LLAMA2_7B, 4096, 2**20, "float16")]
+    return [_config_case(words, config, (T, free, dtype),
+                         requests_judge(config, T, free, dtype, MODEL_PRESETS[model].n_params))
+            for words, config, T, free, dtype, model in REQUEST_CASES]

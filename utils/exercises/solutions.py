@@ -81,12 +81,15 @@ def kv_bytes_from_config(config: dict, seq_len: int, batch_size: int, dtype: str
     """Cache bytes of a Hugging Face config.json dict: 2 x L x B x H_kv x T x d_h x bytes."""
     L, H = config["num_hidden_layers"], config["num_attention_heads"]
     H_kv = config.get("num_key_value_heads") or H  # missing: every query head has its own K/V (MHA)
-    d_h = config.get("head_dim") or config["hidden_size"] // H  # given explicitly when it is not C / H
+    d_h = config.get("head_dim") or config["hidden_size"] // H  # optional: given when it is not C / H
     return 2 * L * batch_size * H_kv * seq_len * d_h * DTYPE_BYTES[dtype]
 
 
 def max_requests(config: dict, seq_len: int, free_bytes: int, dtype: str) -> int:
-    """How many requests of seq_len tokens fit their caches in free_bytes (whole requests only)."""
+    """How many requests of seq_len tokens fit their caches in free_bytes (whole requests only).
+
+    free_bytes: the memory left for the caches, after the weights and the reserve (subtract nothing from it).
+    """
     L, H = config["num_hidden_layers"], config["num_attention_heads"]
     H_kv = config.get("num_key_value_heads") or H
     d_h = config.get("head_dim") or config["hidden_size"] // H

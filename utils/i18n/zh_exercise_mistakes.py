@@ -6,6 +6,21 @@ Code names stay as they are; code inside a Chinese sentence sits in backticks (`
 
 MESSAGES: dict[str, str] = {
     # 01.causal_mask
+    "your function uses PyTorch's `causal_lower_right` (its `CausalBias`): that is PyTorch's version "
+    "of this mask, not yours, so it was not run":
+        "你的函数用了 PyTorch 的 `causal_lower_right`（即它的 `CausalBias`）：那是 PyTorch 自带的掩码，"
+        "不是你写的，所以没有运行它",
+    "write the mask yourself from T_q and T_k, as a bool tensor [T_q, T_k]: True where key j's "
+    "position <= query i's position T_k - T_q + i":
+        "用 T_q 和 T_k 自己构造掩码，返回形状为 [T_q, T_k] 的布尔张量：键 j 的位置 <= 查询 i 的位置 T_k - T_q + i "
+        "时为 True",
+    "you returned a CausalBias, SDPA's own mask object (torch.nn.attention.bias), not a boolean "
+    "tensor: expected a torch.bool tensor of shape {expected}":
+        "你返回的是 CausalBias，这是 SDPA 自己的掩码对象（torch.nn.attention.bias），不是布尔张量："
+        "应返回形状为 {expected} 的 torch.bool 张量",
+    "build the mask yourself as a bool tensor [T_q, T_k], True = may attend: compare the keys' "
+    "positions with the queries' positions T_k - T_q + i":
+        "自己把掩码构造成 [T_q, T_k] 的布尔张量，True 表示可以关注：拿键的位置和查询的位置 T_k - T_q + i 比较",
     "your mask is [T_q, T_q] = {shape}: it has no column for the {n} cached keys":
         "你的掩码是 [T_q, T_q] = {shape}：缓存里的 {n} 个键没有对应的列",
     "the mask needs a column for every key, the cached ones first: [T_q, T_k]":
@@ -70,6 +85,13 @@ MESSAGES: dict[str, str] = {
     "T_k - T_q + i (the key on the small side)":
         "掩码的第 i 行是查询 i，第 j 列是键 j：键 j 的位置 <= 查询 i 的位置 T_k - T_q + i 时为 True（键的位置在小的那一边）",
     # 01.repeat_kv
+    "you returned a flat tensor, shape {got}: expected {expected}. Without `dim=`, "
+    "`repeat_interleave` flattens its input first and repeats single numbers":
+        "你返回的是一维张量，形状是 {got}：应为 {expected}。不传 `dim=` 时，`repeat_interleave` 会先把输入"
+        "展平，再逐个数字重复",
+    "give the axis: `x.repeat_interleave(n_rep, dim=1)` copies whole heads on the heads "
+    "axis and keeps the 4 axes":
+        "指明维度：`x.repeat_interleave(n_rep, dim=1)` 在头这一维上复制整个头，结果仍是 4 维",
     "you returned 5 axes, shape {got}: expected 4, {expected}":
         "你返回了 5 维，形状是 {got}：应为 4 维，{expected}",
     "merge the H_kv and n_rep axes with reshape: `x[:, :, None].expand(B, H_kv, n_rep, T, d_h).reshape(B, "
@@ -107,6 +129,17 @@ MESSAGES: dict[str, str] = {
         "加到得分上，0/1 掩码什么也屏蔽不了",
     "return booleans, True = may attend: build the mask with a comparison, or end with `.bool()`":
         "返回布尔值，True 表示可以关注：用比较运算构造掩码，或者最后加上 `.bool()`",
+    "you returned an integer 0/1 mask (dtype {dtype}): the check wants dtype torch.bool, and SDPA and masked_fill "
+    "refuse an integer mask":
+        "你返回的是 0/1 整数掩码（dtype 为 {dtype}），这里要的是 dtype 为 torch.bool 的掩码；SDPA 和 masked_fill "
+        "也都不接受整数掩码",
+    "return dtype torch.bool, True = may attend: build the mask with a comparison (`<=` gives torch.bool), or end "
+    "with `.bool()`":
+        "返回 dtype 为 torch.bool 的掩码，True 表示可以关注：用比较运算构造（`<=` 得到的就是 torch.bool），"
+        "或者最后加上 `.bool()`",
+    "you repeated along dim 0, the batch axis: shape {got}, expected {expected}; that copies whole sequences, "
+    "not heads":
+        "你在第 0 维也就是批这一维上重复了：形状是 {got}，应为 {expected}；这样复制的是整条序列，而不是头",
     "time and d_h changed places: your [T, d_h] matrices are transposed":
         "时间维和 d_h 换了位置：你的 [T, d_h] 矩阵被转置了",
     "time and d_h changed places: shape {got}, expected {expected} = [B, H, T, d_h]":
@@ -117,6 +150,9 @@ MESSAGES: dict[str, str] = {
     # 02.prefill_positions
     "number each row's real tokens from 0: a cumulative sum counts from 1, so subtract 1":
         "每行的真实 token 从 0 开始编号：`cumsum` 是从 1 数起的，所以要减 1",
+    "you took the batch's largest pad count off every row: count each row's own pads (or number each row's real "
+    "tokens with `cumsum(1)` along the row)":
+        "你给每一行都减去了整批里最多的填充数：要数每一行自己的填充（或者沿行用 `cumsum(1)` 给这一行的真实 token 编号）",
     "you counted from the row's end: its last real token got 0. Number from the "
     "first real token, left to right: `cumsum(1)` along the row":
         "你是从行尾倒着数的：最后一个真实 token 成了 0。应该从第一个真实 token 起从左往右编号：沿行做 `cumsum(1)`",
@@ -151,10 +187,11 @@ MESSAGES: dict[str, str] = {
     "K grows by k_new and V by v_new: `torch.cat([cache_k, k_new], dim=2)`, `torch.cat([cache_v, v_new], dim=2)`":
         "K 接上 k_new，V 接上 v_new：`torch.cat([cache_k, k_new], dim=2)`、`torch.cat([cache_v, v_new], dim=2)`",
     # 03.decode_step
-    "step {step}: your new token was rotated as if at position 0 (or not rotated at all, which is the same); "
-    "it sits at position {pos}, the number of positions cached":
-        "第 {step} 步：你的新 token 是按位置 0 旋转的（或者根本没旋转，效果一样）；它实际在位置 {pos}，"
-        "也就是缓存里已有的位置数",
+    "step {step}: your new token was rotated as if at position 0 (or not rotated at all, which is the same, or q "
+    "and all of K rotated by the same angle, e.g. RoPE applied after `cache.update`); it sits at position {pos}, "
+    "the number of positions cached":
+        "第 {step} 步：你的新 token 是按位置 0 旋转的（或者根本没旋转，效果一样；又或者 q 和整个 K 转了同一个角度，"
+        "比如在 `cache.update` 之后才做 RoPE）；它实际在位置 {pos}，也就是缓存里已有的位置数",
     "rotate q and k at the new token's position, the number of positions already cached: "
     "`pos = cache.seq_len`, read once before layer 0 appends, then `apply_rope` with "
     "`model.rope_cos[pos : pos + 1]` and `model.rope_sin[pos : pos + 1]`":
@@ -193,6 +230,14 @@ MESSAGES: dict[str, str] = {
         "第 {step} 步：你的残差加在了归一化之后的 h 上，而不是 x 上",
     "the residual stream is x: the norm's output h feeds the projections (or the MLP), then `x = x + ...`":
         "残差流是 x：归一化的输出 h 只送入投影（或 MLP），然后 `x = x + ...`",
+    "step {step}: your attention residual adds to the normalised h (`x = h + o_proj(...)`), not to x":
+        "第 {step} 步：你把注意力的残差加在了归一化之后的 h 上（`x = h + o_proj(...)`），而不是 x 上",
+    "q, k and v read `h = input_layernorm(x)`, but the residual adds to x: `x = x + self_attn.o_proj(...)`, not `h + ...`":
+        "q、k、v 读的是 `h = input_layernorm(x)`，残差却要加在 x 上：`x = x + self_attn.o_proj(...)`，不是 `h + ...`",
+    "step {step}: you rotated with `model.rope_sin_rolled`, the table of `apply_rope_rolled` (its first half negated): with `apply_rope` it turns the first half of every pair the wrong way":
+        "第 {step} 步：你用了 `model.rope_sin_rolled` 来旋转，它是给 `apply_rope_rolled` 用的表（前一半取了负号），配上 `apply_rope` 会把每一对的前一半转反",
+    "`apply_rope` takes the plain tables: `model.rope_cos[pos : pos + 1]` and `model.rope_sin[pos : pos + 1]`":
+        "`apply_rope` 要用普通的表：`model.rope_cos[pos : pos + 1]` 和 `model.rope_sin[pos : pos + 1]`",
     "step {step}: your logits are those of the step without `input_layernorm`":
         "第 {step} 步：你的 logits 和少了 `input_layernorm` 的解码步一致",
     "each layer normalises x before q, k and v: `h = layer.input_layernorm(x)`":
@@ -227,6 +272,11 @@ MESSAGES: dict[str, str] = {
         "第 {step} 步：你的查询只对新 token 自己的 k 和 v 做了注意力，缓存里的 {pos} 个位置都被漏掉了",
     "attend over the K, V that `cache.update(i, k, v)` returns: the cached positions and the new one":
         "注意力要用 `cache.update(i, k, v)` 返回的 K、V：缓存里的位置加上新位置",
+    "step {step}: your query did not see its own k, v: it attended over the {pos} cached positions alone":
+        "第 {step} 步：你的查询没有看到它自己的 k、v，只对缓存里的 {pos} 个位置做了注意力",
+    "append first, then attend over what `cache.update(i, k, v)` returns: the cached positions and the new token's "
+    "own k, v":
+        "先追加，再对 `cache.update(i, k, v)` 返回的 K、V 做注意力：缓存里的位置加上新 token 自己的 k、v",
     "step {step}: your query saw key 0 alone: a causal mask (`is_causal=True`) is aligned to the top left, so a "
     "single query gets the first key only":
         "第 {step} 步：你的查询只看到了键 0：因果掩码（`is_causal=True`）按左上角对齐，单个查询只能看到第一个键",
@@ -262,6 +312,29 @@ MESSAGES: dict[str, str] = {
         "每层的两个归一化和两个残差连接、最后的 `model.norm`；注意力：softmax 沿键的维度（最后一维）做，"
         "分数要除以 √d_h",
     # 04.kv_bytes_from_config, 04.max_requests (sizing_mistakes.py)
+    "expected {expected:,} bytes, got {got:,}: one token too many per sequence ({T:,} positions, not {seq_len:,})":
+        "应为 {expected:,} 字节，实际是 {got:,}：每条序列多算了一个 token（{T:,} 个位置，而不是 {seq_len:,} 个）",
+    "expected {expected:,} bytes, got {got:,}: one token too few per sequence ({T:,} positions, not {seq_len:,})":
+        "应为 {expected:,} 字节，实际是 {got:,}：每条序列少算了一个 token（{T:,} 个位置，而不是 {seq_len:,} 个）",
+    "the cache holds exactly seq_len positions per sequence: T = seq_len, no more, no less":
+        "每条序列的缓存正好有 seq_len 个位置：T = seq_len，不多也不少",
+    "expected {expected:,} bytes, got {got:,} ({diff:+,} bytes)": "应为 {expected:,} 字节，实际是 {got:,}（差 {diff:+,} 字节）",
+    "expected {expected:,}, got {got:,}: that is what fits once the weights are taken off free_bytes":
+        "应为 {expected:,}，实际是 {got:,}：这是从 free_bytes 里再扣掉权重之后放得下的请求数",
+    "free_bytes is already what is left after the weights and the reserve: do not subtract the weights again":
+        "free_bytes 已经是扣掉权重和预留之后剩下的显存：不要再扣一次权重",
+    "expected {expected:,}, got {got:,}: a count below zero; free_bytes is already what the weights and the "
+    "reserve leave":
+        "应为 {expected:,}，实际是 {got:,}：请求数成了负数；free_bytes 已经是扣掉权重和预留之后剩下的显存",
+    "your function raised KeyError: {name!r}; this config.json has no {name} (the field is optional)":
+        "你的函数抛出了 KeyError: {name!r}；这个 config.json 里没有 {name}（这个字段是可选的）",
+    "head_dim is optional in a config.json: read it with config.get(\"head_dim\"), and when it is missing, "
+    "d_h = hidden_size // num_attention_heads":
+        "config.json 里的 head_dim 是可选的：用 config.get(\"head_dim\") 读取，没有时 d_h = hidden_size // num_attention_heads",
+    "num_key_value_heads is optional in a config.json: read it with config.get(\"num_key_value_heads\"), and when "
+    "it is missing, the model is MHA: H_kv = num_attention_heads":
+        "config.json 里的 num_key_value_heads 是可选的：用 config.get(\"num_key_value_heads\") 读取，"
+        "没有时模型就是 MHA：H_kv = num_attention_heads",
     "expected an int, got {got!r:.60} (`{type}`)": "应返回 `int`，实际是 {got!r:.60}（`{type}`）",
     "{got:,} bytes is one sequence's cache; the batch holds {B}": "{got:,} 字节只是一条序列的缓存；这个批有 {B} 条",
     "every sequence of the batch has its own cache: multiply by batch_size": "批中每条序列都有自己的缓存：要乘以 batch_size",
@@ -272,6 +345,18 @@ MESSAGES: dict[str, str] = {
         "{got:,} 字节是应有值的 {n} 倍：你把 {H} 个查询头都存进去了（或者用了 MHA 形式 2·L·B·T·C·bytes，它默认 H_kv = H）",
     "{got:,} bytes is twice the cache: bfloat16 and float16 take 2 bytes per number":
         "{got:,} 字节是缓存的两倍：bfloat16 和 float16 每个数只占 2 字节",
+    "{got:,} bytes is 8 times the cache: you counted bits, not bytes ({dtype} takes {n} byte(s) per number, {bits} "
+    "bits)":
+        "{got:,} 字节是缓存的 8 倍：你算的是位数，不是字节数（{dtype} 每个数占 {n} 字节，即 {bits} 位）",
+    "the 16 in float16 (and the 32 in float32) counts bits: divide by 8 for the bytes per number":
+        "float16 里的 16（float32 里的 32）是位数：除以 8 才是每个数的字节数",
+    "expected {expected:,}, got {got:,}: your requests are 8 times their size; you counted bits, not bytes, per "
+    "number":
+        "应为 {expected:,}，实际是 {got:,}：你把每个请求算成了 8 倍大；每个数算的是位数，不是字节数",
+    "right value, but an int is expected (got {type}: one float operand makes even // return a float; keep every "
+    "operand an int, or wrap the result in int())":
+        "数值对了，但应返回 `int`（实际是 `{type}`：只要有一个操作数是浮点数，连 // 的结果也是浮点数；"
+        "让所有操作数都保持整数，或者用 `int()` 把结果包起来）",
     "check each factor against the config: L = num_hidden_layers, H_kv = num_key_value_heads (H when it is "
     "missing), d_h = head_dim (C / H when it is missing), and the bytes per number of the dtype; then "
     "2 x L x B x H_kv x T x d_h x bytes":
@@ -305,29 +390,29 @@ MESSAGES: dict[str, str] = {
     "a config without num_key_value_heads is MHA: H_kv = H = {H}, not 1; if you left out "
     "the layers instead, count all num_hidden_layers of them":
         "配置里没有 num_key_value_heads 就是 MHA：H_kv = H = {H}，不是 1；如果你是漏算了层数，就要把 num_hidden_layers 层全部算上",
-    "expected {expected}, got {got}: that is a 10 % reserve taken off free_bytes":
-        "应为 {expected}，实际是 {got}：你从 free_bytes 里又扣掉了 10% 的预留",
+    "expected {expected:,}, got {got:,}: that is a 10 % reserve taken off free_bytes":
+        "应为 {expected:,}，实际是 {got:,}：你从 free_bytes 里又扣掉了 10% 的预留",
     "free_bytes is already what is left for the caches: do not subtract a reserve again":
         "free_bytes 已经是留给缓存的显存了：不要再扣一次预留",
     "every layer keeps its own K and V: multiply by num_hidden_layers": "每一层都有自己的 K 和 V：要乘以 num_hidden_layers",
     "expected {expected:,} bytes: {message}": "应为 {expected:,} 字节：{message}",
     "expected {expected:,} bytes, got {got:,} ({ratio:.4g} times as many)":
         "应为 {expected:,} 字节，实际是 {got:,}（是应有值的 {ratio:.4g} 倍）",
-    "you returned the quotient {q} itself; only whole requests fit: {expected}":
-        "你直接返回了商 {q}；只能放下整数个请求：{expected}",
+    "you returned the quotient {q} itself; only whole requests fit: {expected:,}":
+        "你直接返回了商 {q}；只能放下整数个请求：{expected:,}",
     "round down to whole requests with //: a part of a request cannot run": "用 // 向下取整到整数个请求：半个请求跑不起来",
-    "expected {expected}, got {got}: {q} rounded up; only whole requests fit":
-        "应为 {expected}，实际是 {got}：你把 {q} 向上取整了；只能放下整数个请求",
-    "expected {expected}, got {got}: your requests are half their size (K and V are two tensors)":
-        "应为 {expected}，实际是 {got}：你算的每个请求只有实际大小的一半（K 和 V 是两个张量）",
+    "expected {expected:,}, got {got:,}: {q} rounded up; only whole requests fit":
+        "应为 {expected:,}，实际是 {got:,}：你把 {q} 向上取整了；只能放下整数个请求",
+    "expected {expected:,}, got {got:,}: your requests are half their size (K and V are two tensors)":
+        "应为 {expected:,}，实际是 {got:,}：你算的每个请求只有实际大小的一半（K 和 V 是两个张量）",
     "one request's cache is `kv_bytes_from_config(config, seq_len, 1, dtype)`, the factor 2 included":
         "一个请求的缓存是 `kv_bytes_from_config(config, seq_len, 1, dtype)`，因子 2 也在内",
-    "expected {expected}, got {got}: that many tokens fit, not requests of {T:,} tokens":
-        "应为 {expected}，实际是 {got}：这是能放下的 token 数，而不是 {T:,} 个 token 的请求数",
+    "expected {expected:,}, got {got:,}: that many tokens fit, not requests of {T:,} tokens":
+        "应为 {expected:,}，实际是 {got:,}：这是能放下的 token 数，而不是 {T:,} 个 token 的请求数",
     "one request holds seq_len tokens: divide by the cache of one sequence of seq_len tokens":
         "一个请求有 seq_len 个 token：要除以一条 seq_len 个 token 的序列的缓存",
-    "expected {expected}, got {got}; one request's cache is {per:,} bytes here":
-        "应为 {expected}，实际是 {got}；这里一个请求的缓存是 {per:,} 字节",
+    "expected {expected:,}, got {got:,}; one request's cache is {per:,} bytes here":
+        "应为 {expected:,}，实际是 {got:,}；这里一个请求的缓存是 {per:,} 字节",
     "compute one request's bytes first, `kv_bytes_from_config(config, seq_len, 1, dtype)`, and check it; then "
     "divide free_bytes by it with //":
         "先算出一个请求的字节数 `kv_bytes_from_config(config, seq_len, 1, dtype)` 并核对它，再用 // 拿 free_bytes 除以它",
@@ -337,21 +422,21 @@ MESSAGES: dict[str, str] = {
         "H_kv·d_h = {width}，不等于 C = {C}",
     "use the general form 2·L·B·H_kv·T·d_h·bytes: the MHA form holds only when H_kv·d_h = C":
         "请用通用公式 2·L·B·H_kv·T·d_h·bytes：只有 H_kv·d_h = C 时 MHA 形式才成立",
-    "expected {expected}, got {got}: your requests store all {H} query heads, {n} times the cache":
-        "应为 {expected}，实际是 {got}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍",
-    "expected {expected}, got {got}: your requests store all {H} query heads, {n} times the cache (or use the MHA "
+    "expected {expected:,}, got {got:,}: your requests store all {H} query heads, {n} times the cache":
+        "应为 {expected:,}，实际是 {got:,}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍",
+    "expected {expected:,}, got {got:,}: your requests store all {H} query heads, {n} times the cache (or use the MHA "
     "form 2·L·B·T·C·bytes, which assumes H_kv = H)":
-        "应为 {expected}，实际是 {got}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍"
+        "应为 {expected:,}，实际是 {got:,}：你让每个请求存下了全部 {H} 个查询头，缓存算成了 {n} 倍"
         "（或者用了 MHA 形式 2·L·B·T·C·bytes，它默认 H_kv = H）",
-    "expected {expected}, got {got}: your requests are twice their size; an int8 cache takes 1 byte per number":
-        "应为 {expected}，实际是 {got}：你算的每个请求是实际大小的两倍；int8 缓存每个数只占 1 字节",
-    "expected {expected}, got {got}: your requests use the MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = "
+    "expected {expected:,}, got {got:,}: your requests are twice their size; an int8 cache takes 1 byte per number":
+        "应为 {expected:,}，实际是 {got:,}：你算的每个请求是实际大小的两倍；int8 缓存每个数只占 1 字节",
+    "expected {expected:,}, got {got:,}: your requests use the MHA form 2·L·B·T·C·bytes; this model's H_kv·d_h = "
     "{width}, not C = {C}":
-        "应为 {expected}，实际是 {got}：你按 MHA 形式 2·L·B·T·C·bytes 算每个请求；这个模型的 H_kv·d_h = {width}，"
+        "应为 {expected:,}，实际是 {got:,}：你按 MHA 形式 2·L·B·T·C·bytes 算每个请求；这个模型的 H_kv·d_h = {width}，"
         "不等于 C = {C}",
-    "expected {expected}, got {got}: your requests use d_h = hidden_size / num_attention_heads = {d}; this config "
+    "expected {expected:,}, got {got:,}: your requests use d_h = hidden_size / num_attention_heads = {d}; this config "
     "says head_dim = {head_dim}":
-        "应为 {expected}，实际是 {got}：你用的是 d_h = hidden_size / num_attention_heads = {d}；而这个配置写明了 "
+        "应为 {expected:,}，实际是 {got:,}：你用的是 d_h = hidden_size / num_attention_heads = {d}；而这个配置写明了 "
         "head_dim = {head_dim}",
     # 05.top_p
     "at p = 1 you kept {n} of {V} tokens; p = 1 keeps them all": "p = 1 时你保留了 {V} 个 token 中的 {n} 个；p = 1 应全部保留",
@@ -394,10 +479,6 @@ MESSAGES: dict[str, str] = {
         "应返回浮点的 logits，你返回的是布尔掩码：要返回 `logits.masked_fill(~keep, float('-inf'))`，而不是 `keep`",
     "you kept tokens {mine}, as a running total of the logits themselves would; the nucleus is {want}":
         "你保留的 token 是 {mine}，这正是直接对 logits 求累计和会得到的结果；核应为 {want}",
-    "your running total reached p too late: it is over softmax(logits), not the logits, and it starts at the "
-    "most likely token (sort by probability, descending)":
-        "你的累计和到达 p 太晚了：累计的是 softmax(logits) 的概率，不是 logits 本身，"
-        "而且要从概率最高的 token 开始（按概率从高到低排序）",
     "the running total is over softmax(logits), not the logits: take the softmax, sort it, then sum the "
     "probabilities":
         "累计的是 softmax(logits) 的概率，不是 logits 本身：先做 softmax，排好序，再把概率逐个累加",

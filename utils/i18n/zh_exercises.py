@@ -70,6 +70,10 @@ MESSAGES: dict[str, str] = {
     "the number of real tokens - 1 is the last real index only with right padding (pads last); with left "
     "padding the pads come first: find each row's last 1":
         "真实 token 数减 1 只在右填充时（填充在后）才是最后一个真实位置；左填充时填充在前：要找出每行掩码里的最后一个 1",
+    "your function raised {error}: index {T} is one past the last column":
+        "你的函数抛出了 {error}：下标 {T} 已经越过最后一列",
+    "the number of real tokens is one past the last index: a row of {T} real tokens ends at index {T} - 1 = {last}":
+        "真实 token 数比最后一个下标大 1：有 {T} 个真实 token 的一行，最后一个下标是 {T} - 1 = {last}",
     "positions index the RoPE tables: expected an integer dtype, got {dtype}":
         "位置要用来索引 RoPE 表：dtype 应为整数类型，实际是 {dtype}",
     "you returned probabilities, the softmax of the right rows; the contract asks for logits":
@@ -153,8 +157,8 @@ MESSAGES: dict[str, str] = {
     "when head_dim is in the config, use it: it is not always C / H": "配置里有 head_dim 就用它：它不一定等于 C / H",
     "2 x L x B x H_kv x T x d_h x bytes": "2 x L x B x H_kv x T x d_h x 每个数的字节数",
     # 04.max_requests
-    "Llama-3-8B, T=8192, 20.7 GiB free, float16": "Llama-3-8B，T=8192，空闲 20.7 GiB，float16",
-    "Gemma-2-9B, T=4096, 20 GiB free, bfloat16": "Gemma-2-9B，T=4096，空闲 20 GiB，bfloat16",
+    "Llama-3-8B, T=8192, 37.5 GiB free, float16": "Llama-3-8B，T=8192，空闲 37.5 GiB，float16",
+    "Gemma-2-9B, T=4096, 24 GiB free, bfloat16": "Gemma-2-9B，T=4096，空闲 24 GiB，bfloat16",
     "Llama-3-8B, T=4096, 6 GiB free, int8 cache": "Llama-3-8B，T=4096，空闲 6 GiB，int8 缓存",
     "Llama-2-7B, T=4096, 1 MiB free: less than one request": "Llama-2-7B，T=4096，空闲 1 MiB：连一个请求都放不下",
     "free bytes over one request's cache bytes, rounded down": "空闲字节数除以单个请求的缓存字节数，向下取整",

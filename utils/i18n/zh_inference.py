@@ -78,7 +78,7 @@ MESSAGES: dict[str, str] = {
     "pair i": "维度对 i",
     "cos(p·θ_i), first {n} positions": "cos(p·θ_i)：前 {n} 个位置",
     "cos(p·θ_i), whole context ({n} positions)": "cos(p·θ_i)：整个上下文（{n} 个位置）",
-    "too fast to draw here:\nsee the middle panel": "转得太快，这里画不清：\n见中间一幅",
+    "too fast to draw here: see the middle panel": "转得太快，这里画不清：见中间一幅",
     "cos of the angle": "旋转角的 cos",
 
     # --- utils/plots/decode.py (notebook 03) -------------------------------------------------------
@@ -228,6 +228,10 @@ MESSAGES: dict[str, str] = {
         "由最后一个位置的 logits 选出的第一个 token：<b>{token}</b>（p = {p:.2f}）",
     "cached {x}, layer {layer}, K/V head {head}: [T={T}, d_h={d_h}]":
         "缓存中的 {x}，第 {layer} 层，K/V 头 {head}：[T={T}, d_h={d_h}]",
+    "<small>colours: one scale for all layers and heads of this prompt's {x} (the {p}th percentile of "
+    "|value|), so in some layers more cells reach the end colours</small>":
+        "<small>颜色：这个提示词的 {x} 在所有层、所有头上共用一个色标（|值| 的第 {p} 百分位），"
+        "所以有些层会有更多格子落在两端的颜色上</small>",
 
     # --- utils/widgets/decode.py (notebook 03) -----------------------------------------------------
     "prefill": "预填充",
@@ -244,9 +248,8 @@ MESSAGES: dict[str, str] = {
     "<BOS> she has": "<BOS> 我 喜欢",
     "step": "步",
     "Unknown word(s): {words}. Use words of the course vocabulary separated by spaces, "
-    "e.g. '<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}":
-        "词表里没有这些词：{words}。请用课程词表中的词，以空格分隔，例如 '<BOS> 我 喜欢' 或 '<BOS> she has'。"
-        "词表中的英文词：{examples}",
+    "e.g. '{example}'. Known words: {examples}":
+        "词表里没有这些词：{words}。请用课程词表中的词，以空格分隔，例如 '{example}'。词表中的中文词：{examples}",
     "The prompt has {n} tokens; at most {limit} fit (max_seq_len={max_seq_len} minus {new} new tokens).":
         "提示词有 {n} 个 token，最多只能放 {limit} 个（max_seq_len={max_seq_len} 减去 {new} 个新 token）。",
     "prefill: {T0} prompt tokens at positions 0..{last} go through all {L} layers at once":

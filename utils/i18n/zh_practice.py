@@ -20,8 +20,11 @@ MESSAGES: dict[str, str] = {
     " (kept set: {n} tokens)": "（保留集合：{n} 个 token）",
     " (kept set: 1 token)": "（保留集合：1 个 token）",
     "probability": "概率",
-    "next token (the {n} most likely under the model; #id = its token id; × = removed; ○ = 0 in float32, not removed)":
-        "下一个 token（模型认为最可能的 {n} 个；#id 是它的 token id；× = 已被去掉；○ = 在 float32 中为 0，并未被去掉）",
+    "next token (the {n} most likely under the model; #id = its token id)":
+        "下一个 token（模型认为最可能的 {n} 个；#id 是它的 token id）",
+    "{p:.0e}: kept, but ≈ 0": "{p:.0e}：仍保留，但 ≈ 0",
+    "× = removed; ○ = 0 in float32, not removed; ≈0 = kept, p below 0.005 (it would print as 0.00)":
+        "× = 已被去掉；○ = 在 float32 中为 0，并未被去掉；≈0 = 仍保留，p 小于 0.005（按两位小数会显示成 0.00）",
     "τ = 0 (greedy)": "τ = 0（贪心）",
     "next token (most likely first)": "下一个 token（按概率从高到低）",
     "Temperature reshapes the distribution": "温度改变分布的形状",
@@ -90,6 +93,8 @@ MESSAGES: dict[str, str] = {
     "Throughput": "吞吐量",
     "arrival rate (requests/s, log scale)": "到达率（requests/s，对数坐标）",
     "Three policies as the arrival rate grows": "到达率上升时的三种策略",
+    "Where markers nest, the policies' values coincide: a line that seems missing lies under another one.":
+        "标记套在一起的地方，几种策略的数值相同：看似缺了的线就压在另一条线下面。",
     "p50 (median)": "p50（中位数）",
     "memory roof: B / (bytes / bandwidth)": "访存屋顶：B / (字节数 / 带宽)",
     "compute roof: B / (FLOPs / peak)": "算力屋顶：B / (FLOPs / 峰值)",
@@ -118,9 +123,9 @@ MESSAGES: dict[str, str] = {
     "bytes read per decode step (GB)": "每个解码步读取的字节数（GB）",
     "What one step reads": "一步读取了什么",
     "batch size B": "批大小 B",
-    ", {peak:,.3g} TFLOP/s": "，{peak:,.3g} TFLOP/s",
-    "{model}, {dtype}, T = {T:,} per row, {bandwidth:,.3g} GB/s{peak}":
-        "{model}，{dtype}，每行 T = {T:,}，{bandwidth:,.3g} GB/s{peak}",
+    ", {peak} TFLOP/s": "，{peak} TFLOP/s",
+    "{model}, {dtype}, T = {T:,} per row, {bandwidth} GB/s{peak}":
+        "{model}，{dtype}，每行 T = {T:,}，{bandwidth} GB/s{peak}",
     # widgets/metrics.py: DecodeBoundPanel
     "The roofline of decode: fastest TPOT = max(bytes / bandwidth, FLOPs / peak)":
         "解码的屋顶线：最快 TPOT = max(字节数 / 带宽, FLOPs / 峰值)",
@@ -147,7 +152,7 @@ MESSAGES: dict[str, str] = {
     "hardware": "硬件",
     "T is beyond what {model} reads ({n:,})": "T 超出了 {model} 的最大上下文（{n:,}）",
     "beyond B = 4,096": "超过 B = 4,096",
-    "FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)": "每步 FLOPs / 按峰值（{peak:,.3g} TFLOP/s）算的时间",
+    "FLOPs per step / at the peak ({peak} TFLOP/s)": "每步 FLOPs / 按峰值（{peak} TFLOP/s）算的时间",
     "ridge batch (compute-bound from)": "脊点批大小（从这里起计算受限）",
     "no published {dtype} peak for this hardware here: memory roof only": "没有该硬件公开的 {dtype} 峰值：只看访存屋顶",
     "not measured in {dtype} on this machine: memory roof only": "本机没有测 {dtype} 的峰值：只看访存屋顶",

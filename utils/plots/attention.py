@@ -231,10 +231,11 @@ def plot_rope_frequencies(theta, n_positions: int, title: str | None = None, win
     """Three panels for the speeds ``theta`` ``[d_h/2]`` (radians per position) of the pairs of one head.
 
     Left: the rotation per position of each pair i (degrees, log scale). Middle: cos(p·θ_i) over the
-    first ``window`` positions, one row per pair, where the fast pairs' turns are wide enough to see.
-    Right: the same over the whole context, p = 0 .. n_positions-1, for the pairs that turn at most
-    ``n_positions / 16`` times in it; a faster pair's turns would be too fine to read at this width (a
-    few pixels per turn), so its row is left blank and the middle panel shows it. Returns the figure.
+    first ``window`` positions, one row per pair, where the fast pairs' turns are wide enough to see (drawn
+    between whole positions too, so the fastest pair does not alias).
+    Right: the same over the whole context, p = 0 .. n_positions-1, for the pairs whose one turn takes at
+    least 8 positions (at this width, a dozen pixels or more per turn); a faster pair's turns would be too
+    fine to read, so its row is left blank and the middle panel shows it. Returns the figure.
     """
     theta = np.asarray(theta, dtype=float)  # (d_h/2,)
     half = len(theta)
@@ -251,18 +252,22 @@ def plot_rope_frequencies(theta, n_positions: int, title: str | None = None, win
     ax1.set_ylabel(tr("θ_i (degrees per position, log)"))
     ax1.set_title(tr("θ_i = base^(−2i/d_h), shown in degrees"))
     cmap = plt.get_cmap("RdBu_r").with_extremes(bad="#f2f2f2")  # blank rows: too fast for the panel
-    turns = theta * n_positions / (2 * np.pi)  # (d_h/2,): full turns of each pair over the whole context
-    for ax, n, hide in ((ax2, window, np.zeros(half, bool)), (ax3, n_positions, turns > 16)):
-        angles = np.outer(theta, np.arange(n))  # (d_h/2, n): p·θ_i
+    too_fast = 2 * np.pi / theta < 8  # (d_h/2,): one turn in under 8 positions, a few pixels in the right panel
+    # the middle panel samples 8 points per position: at whole positions alone, pair 0 (about 1 rad per
+    # position) would alias into what looks like noise; drawn between them, its turns read as stripes
+    for ax, n, hide, sub in ((ax2, window, np.zeros(half, bool), 8), (ax3, n_positions, too_fast, 1)):
+        p = (np.arange(n * sub) + 0.5) / sub - 0.5  # (n·sub,): the centre of each drawn column, in positions
+        angles = np.outer(theta, p)  # (d_h/2, n·sub): p·θ_i
         shown = np.where(hide[:, None], np.nan, np.cos(angles))
-        im = ax.imshow(shown, aspect="auto", cmap=cmap, vmin=-1, vmax=1, interpolation="nearest")
+        im = ax.imshow(shown, aspect="auto", cmap=cmap, vmin=-1, vmax=1, interpolation="nearest",
+                       extent=(-0.5, n - 0.5, half - 0.5, -0.5))
         ax.set_yticks(pairs[::step])
         ax.set_xlabel(tr("position p (token index)"))
         ax.set_ylabel(tr("pair i"))
     ax2.set_title(tr("cos(p·θ_i), first {n} positions", n=window))
     ax3.set_title(tr("cos(p·θ_i), whole context ({n} positions)", n=n_positions))
     if hide.any():
-        ax3.text(n_positions / 2, (hide.sum() - 1) / 2, tr("too fast to draw here:\nsee the middle panel"),
+        ax3.text(n_positions / 2, (hide.sum() - 1) / 2, tr("too fast to draw here: see the middle panel"),
                  ha="center", va="center", fontsize=SMALL_SIZE, color=COLORS["mask"])
     fig.colorbar(im, ax=ax3, fraction=0.046, pad=0.04, label=tr("cos of the angle"))
     fig.suptitle(tr("RoPE: how fast each pair turns") if title is None else title)

@@ -162,8 +162,8 @@ def new_figure(ncols: int = 1, width: float = 6.0, height: float = 3.6):
 
 def format_bytes(n: float) -> str:
     """1536 -> '1.5 KiB' (binary units, as memory is sold and allocated)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n:.1f} TiB"
+    return f"{n:.1f} PiB"

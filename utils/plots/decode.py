@@ -219,7 +219,7 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
 
     Left: FLOPs per step, without cache and with cache, and the part of the cached step that is
     attention over the T + 1 keys (still paid). Right: bytes a cached step reads: the weights
-    (constant) and the K/V cache (grows linearly with T).
+    (constant) and the K/V cache (grows linearly with T), with a dotted line where the two are equal.
     """
     T = list(context_lens)
     cached = [decode_step_cost(cfg, t, cached=True, dtype=dtype) for t in T]
@@ -242,6 +242,10 @@ def plot_step_costs(cfg, context_lens, dtype="float32", title: str | None = None
     ax1.plot(T, w, color=COLORS["mask"], label=tr("weights read"))
     ax1.plot(T, kv, color=COLORS["K"], label=tr("K/V cache read"))
     ax1.plot(T, w + kv, color="black", ls=":", label=tr("total"))
+    cross = kv_weights_crossover(cfg, dtype=dtype)
+    if T[0] <= cross <= T[-1]:  # dotted, as in plot_bytes_and_step_time: where the K/V read reaches the weights
+        ax1.axvline(cross, color=COLORS["decode"], ls=":", lw=1.5,
+                    label=tr("K/V bytes = weight bytes at T = {T:,}", T=cross))
     ax1.set_xlabel(tr("context length T (tokens)"))
     ax1.set_ylabel(tr("MiB read per cached step ({dtype})", dtype=dtype))
     ax1.set_title(tr("Memory one cached step reads"))

@@ -1,7 +1,6 @@
 """Figures of notebook 05 (sampling and stopping): the filter stages and the temperature sweep."""
 from __future__ import annotations
 
-import matplotlib.patheffects as path_effects
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -12,6 +11,7 @@ from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, draw_grammar, grammar_probs, 
 
 
 SAMPLING_STAGES = ("original", "temperature", "top_k", "top_p")  # the keys of sampling.filter_stages
+TINY = 0.005  # a probability above 0 but below this prints as "≈0" (it would round to "0.00")
 
 
 def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], settings: dict, title: str = "",
@@ -21,7 +21,8 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     ``stages``: stage name -> probabilities of the shown tokens (``ids``/``words``, most likely
     first); ``settings``: ``temperature``, ``top_k``, ``top_p`` (None = off), optionally ``kept_size``.
     A grey × marks a token removed by that step or an earlier one; a grey ○ a probability that float32 rounded
-    to exactly 0 at a very low temperature (nothing removed it); the last row's bars are the kept set.
+    to exactly 0 at a very low temperature (nothing removed it); the last row's bars are the kept set, and
+    "≈0" labels a token that is kept (p > 0) but below 0.005, where "0.00" would read as removed.
     ``grammar``: the grammar's exact probability of each shown token (``utils.plots.base.grammar_probs``),
     drawn as a black line across the first row's bars; None draws none.
     """
@@ -75,7 +76,8 @@ class SamplingFigure:
         self.axes[-1].set_xticks(x, [""] * n, fontsize=SMALL_SIZE, linespacing=1.0)
         self.grammar = None  # the grammar's lines on the first row, when there are any
         # fixed margins (tight_layout is slow): the bottom holds three lines of tick labels (token, meaning, id)
-        self.fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.12, hspace=0.35)
+        # and the two lines of the axis label
+        self.fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.14, hspace=0.35)
 
     def update(self, stages: dict, ids: list[int], words: list[str], settings: dict, title: str = "", grammar=None):
         x, titles = np.arange(self.n), _stage_titles(settings)
@@ -91,11 +93,12 @@ class SamplingFigure:
             self.zeros[name].set_data(x[rounded], np.full(int(rounded.sum()), 0.06))
             over = line if name == "original" else np.zeros(self.n)
             for xi, (text, pr) in enumerate(zip(self.values[name], probs)):
-                shown = pr > 0  # every kept token gets its value ("0.00" for a tiny one), so no slot looks empty
+                shown = pr > 0  # every kept token gets its value, so no slot looks empty
                 text.set_visible(shown)
                 if shown:
                     text.set_position((xi, max(pr, over[xi])))
-                    text.set_text(f"{pr:.2f}")
+                    # "≈0", not "0.00": a token kept with p below 0.005 is still in the set and can be drawn
+                    text.set_text(f"{pr:.2f}" if pr >= TINY else "≈0")
             ax.set_ylabel(tr("probability"))
             ax.set_title(titles[name], fontsize=10, loc="left", y=1.0, pad=4)  # a fixed place: no layout pass
         if self.grammar is not None:  # the last prompt's lines and legend go; this prompt's come
@@ -108,8 +111,9 @@ class SamplingFigure:
                        self.grammar]
             self.axes[0].legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper right", frameon=False)
         self.axes[-1].set_xticklabels([f"{token_label(w, stacked=True)}\n#{i}" for i, w in zip(ids, words)])
-        self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id; × = removed; "
-                                    "○ = 0 in float32, not removed)", n=self.n))
+        self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id)", n=self.n)
+                                 + "\n" + tr("× = removed; ○ = 0 in float32, not removed; ≈0 = kept, p below 0.005 "
+                                             "(it would print as 0.00)"))
         if title:
             self.fig.suptitle(title)
         return self.fig
@@ -135,8 +139,8 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None
 
     ``probs_by_t``: temperature -> probabilities of ``words`` (0 = greedy, a one-hot); ``title``
     defaults to "Temperature reshapes the distribution". With ``prompt`` (the text they follow), a black
-    line across each group marks the grammar's exact probability of the token (none if the grammar
-    cannot produce the prompt).
+    triangle beside each group points at the grammar's exact probability of the token (none if the grammar
+    cannot produce the prompt, or gives the token 0).
     """
     temps = list(probs_by_t)
     # cold to hot, every colour dark enough to read on white (coolwarm's middle was too pale)
@@ -149,9 +153,10 @@ def plot_temperature_sweep(words: list[str], probs_by_t: dict, title: str | None
         ax.bar(x - 0.4 + width * (j + 0.5), np.asarray(probs_by_t[t], dtype=float), width,
                color=cmap(j / max(len(temps) - 1, 1)), label=label)
     exact = grammar_probs(prompt, words)
-    if exact is not None:  # a white halo keeps the black line readable where it crosses a dark bar
-        draw_grammar(ax, x, exact).set_path_effects([path_effects.Stroke(linewidth=4.5, foreground="white"),
-                                                     path_effects.Normal()])
+    if exact is not None:  # beside the group, not across it: a line across would cut into the tall bars
+        xp = [(xi + 0.47, p) for xi, p in zip(x, exact) if p > 0]
+        ax.plot([xi for xi, _ in xp], [p for _, p in xp], linestyle="none", marker="<", markersize=7, color="black",
+                label=tr("the grammar's exact probability"))
     ax.set_xticks(x, [token_label(w, stacked=True) for w in words])
     ax.set_ylim(0, 1.05)
     ax.set_xlabel(tr("next token (most likely first)"))

@@ -8,7 +8,6 @@ from matplotlib.ticker import LogLocator
 from ..i18n import tr
 from .base import COLORS, LEGEND_SIZE, SMALL_SIZE, format_bytes, new_figure
 
-
 _KIND_COLORS = {"MHA": COLORS["recompute"], "GQA": COLORS["prefill"], "MQA": COLORS["cached"]}
 
 
@@ -25,7 +24,7 @@ def kib_text(kib: float) -> str:
 
 def byte_unit(n: float) -> tuple[str, int]:
     """The binary unit that suits ``n`` bytes for an axis: ``('GiB', 2**30)`` and so on."""
-    for name, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for name, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= scale:
             return name, scale
     return "bytes", 1
@@ -158,10 +157,12 @@ class KVLines:
             line.set_visible(shown), text.set_visible(shown)
         shown = max_context is not None and max_context <= T_max
         self.limit.set_visible(shown), self.limit_text.set_visible(shown)
-        if shown:
+        if shown:  # near the right edge (128k) the text goes left of its line, between the top two lines
+            near, text = max_context > 0.8 * T_max, tr(" model's max context\n {n:,} tokens", n=max_context)
             self.limit.set_xdata([max_context] * 2)
-            self.limit_text.set_position((max_context, top / scale * 0.5))
-            self.limit_text.set_text(tr(" model's max context\n {n:,} tokens", n=max_context))
+            self.limit_text.set(position=(max_context, top / scale * (0.66 if near else 0.5)),
+                                text="\n".join(f"{line.strip()} " for line in text.split("\n")) if near else text,
+                                ha="right" if near else "left", multialignment="right" if near else "left")
         self.dot.set_visible(mark is not None), self.dot_text.set_visible(mark is not None)
         if mark is not None:
             self.dot.set_data([mark[0]], [mark[1] / scale])
@@ -171,10 +172,13 @@ class KVLines:
             self.dot_text.xy = (mark[0], mark[1] / scale)
             # low: well above the lines that fan out from the origin (just above the dot, the float32 line crossed
             # the number), tied to its dot by a thin leader
-            self.dot_text.xyann = (-6 if near_edge else 6, -4) if not low else (-30 if near_edge else 30, 40)
+            # at the right edge, left of the dot and a little above it, over its line (which falls to the left):
+            # just below the dot, the label's box sat on the dot and on the line
+            self.dot_text.xyann = (((-10, 3) if near_edge else (6, -4)) if not low else
+                                   (-30 if near_edge else 30, 40))
             self.dot_text.arrow_patch.set_visible(low)
             self.dot_text.set_horizontalalignment("right" if near_edge else "left")
-            self.dot_text.set_verticalalignment("bottom" if low else "top")
+            self.dot_text.set_verticalalignment("bottom" if low else "center" if near_edge else "top")
             self.dot_text.set_text(format_bytes(mark[1]))
         ax.set_xlim(0, T_max)
         ax.set_ylim(0, top / scale * 1.05)
@@ -205,11 +209,9 @@ def plot_per_token_bars(ax, names: list[str], per_token_bytes: list[int], kinds:
 
 
 def plot_budget(state: dict):
-    """Two panels for the budget planner: where the GPU memory goes, and requests that fit vs T.
-
-    With ``state["padding"] > 0`` the cache is split into real tokens and padding (hatched), and a
-    dashed curve shows how many requests would fit if each held only its real tokens.
-    """
+    """Two panels for the budget planner: where the GPU memory goes, and requests that fit vs T. With
+    ``state["padding"] > 0`` the cache is split into real tokens and padding (hatched), and a dashed curve
+    shows how many requests would fit if each held only its real tokens."""
     return BudgetFigure().update(state)
 
 
@@ -297,9 +299,11 @@ class BudgetFigure:
             at = (state["T"], state["n_if_real_only"])
             self.real_dot.set_data([at[0]], [at[1]])
             self.real_text.xy = at
-            near_right = state["T"] * 16 > T[-1]  # its number would run past the right edge: left of the dot
-            self.real_text.xyann = (-6, 7) if near_right else (6, 7)
-            self.real_text.set_horizontalalignment("right" if near_right else "left")
+            # near the right edge, its number would run past the edge: centred above the dot (above and left of it,
+            # it touched the dashed curve, which rises to the left)
+            near_right = state["T"] * 16 > T[-1]
+            self.real_text.xyann = (0, 9) if near_right else (6, 7)
+            self.real_text.set_horizontalalignment("center" if near_right else "left")
             self.real_text.set_text(f"{state['n_if_real_only']:,}")
         weights_fit = state.get("weights_fit", True)
         self.no_fit_text.set_visible(not weights_fit)

@@ -8,7 +8,7 @@ import torch
 
 from ..cache import KVCache
 from ..generate import decode_step, prefill
-from ..i18n import in_language, tr
+from ..i18n import in_language, language, tr
 from ..perf.stats import torch_threads
 from ..plots.base import COLORS, text_label, token_label
 from .base import _STYLE, Panel, int_slider
@@ -187,13 +187,14 @@ class DecodePanel(Panel):
         vocab = set(self.tok.vocab)
         unknown = list(dict.fromkeys(w for w in words if w not in vocab))
         if unknown:
-            examples = " ".join(w for w in self.tok.vocab[3:] if w.isascii())
+            english = language() == "en"  # the example and the known words in the notebook's language only
+            examples = " ".join(w for w in self.tok.vocab[3:] if w.isascii() == english)
             listed = ", ".join(repr(w) for w in unknown[:10])
             if len(unknown) > 10:
                 listed += tr(" ... and {n:,} more", n=len(unknown) - 10)
             return None, tr("Unknown word(s): {words}. Use words of the course vocabulary separated by spaces, "
-                            "e.g. '<BOS> she has' or '<BOS> 我 喜欢'. Known English words: {examples}",
-                            words=listed, examples=examples)
+                            "e.g. '{example}'. Known words: {examples}",
+                            words=listed, example=tr("<BOS> she has"), examples=examples)
         banned = sorted({w for w in words if w in ("<PAD>", "<EOS>")})
         if banned:  # <PAD> is never read and <EOS> ends a document: neither belongs in a prompt (as in utils.grammar)
             return None, tr("{tokens} cannot be in a prompt: <PAD> only fills a batch's empty slots, and <EOS> ends "

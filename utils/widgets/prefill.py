@@ -9,7 +9,7 @@ from ..generate import prefill
 from ..i18n import in_language, tr
 from ..plots.base import grammar_probs, text_label, token_label
 from ..plots.prefill import plot_kv_heatmap
-from .base import Panel, dropdown, int_slider, prompt_options
+from .base import Panel, dropdown, int_slider, option_values, prompt_options
 
 
 # Prompts of the course language (every word is in the course tokenizer's vocabulary), in the notebook's
@@ -89,6 +89,16 @@ class PrefillKVPanel(Panel):
             "first_grammar": self._exact(prompt, self.tok.vocab[first]),
         }
 
+    def ranges_beyond_layer0(self) -> dict:
+        """The cosine and norm ratio to layer 0 over every setting the panel offers beyond layer 0 (every
+        prompt, layer >= 1, head, K and V): ``{"n": settings, "cos": (min, max), "norm_ratio": (min, max)}``.
+        What a reader without a live kernel sees in place of moving the sliders."""
+        n_layers, n_heads = self.model.cfg.n_layers, self.model.cfg.n_kv_heads
+        spread = [self.compute(p, layer, head, x) for p in option_values(self.controls["prompt"].options)
+                  for layer in range(1, n_layers) for head in range(n_heads) for x in ("K", "V")]
+        cos, ratio = [s["cos_to_layer0"] for s in spread], [s["norm_ratio_to_layer0"] for s in spread]
+        return {"n": len(spread), "cos": (min(cos), max(cos)), "norm_ratio": (min(ratio), max(ratio))}
+
     def render(self, s: dict) -> str:
         words = html.escape(text_label(" ".join(s["words"])))
         cos, ratio = s["cos_to_layer0"], s["norm_ratio_to_layer0"]
@@ -106,7 +116,9 @@ class PrefillKVPanel(Panel):
             f"&Vert;{x}<sub>{layer}</sub>&Vert; / &Vert;{x}<sub>0</sub>&Vert; = <b>{ratio:.2f}</b> "
             + tr("({same})", same=same) + "<br>"
             + tr("first token picked from the last position's logits: <b>{token}</b> (p = {p:.2f})",
-                 token=html.escape(token_label(s["first_token"])), p=s["first_prob"]) + exact + "</p>"
+                 token=html.escape(token_label(s["first_token"])), p=s["first_prob"]) + exact + "<br>"
+            + tr("<small>colours: one scale for all layers and heads of this prompt's {x} (the {p}th percentile of "
+                 "|value|), so in some layers more cells reach the end colours</small>", x=x, p=CLIP_PERCENTILE) + "</p>"
         )
 
     def plot(self, s: dict):

@@ -101,7 +101,7 @@ class SamplingPanel(Panel):
     def render(self, s: dict) -> str:
         exact = s["grammar"]
         rows = "".join(
-            f"<tr><td>{html.escape(token_label(w))}</td><td>{p:.3f}</td><td>{s['model'][w]:.3f}</td>"
+            f"<tr><td>{html.escape(token_label(w))}</td><td>{_kept_value(p)}</td><td>{s['model'][w]:.3f}</td>"
             + (f"<td>{exact.get(w, 0.0):.3f}</td>" if exact is not None else "") + "</tr>"
             for w, p in s["kept"][:8])
         n_cols = 4 if exact is not None else 3
@@ -142,3 +142,8 @@ class SamplingPanel(Panel):
                 del pngs[next(iter(pngs))]
             pngs[self._setting] = draw(fig)
         return pngs[self._setting]
+
+
+def _kept_value(p: float) -> str:
+    """A kept token's probability with three decimals; one that would print as 0.000 says it is kept, but ≈ 0."""
+    return f"{p:.3f}" if p >= 0.0005 else tr("{p:.0e}: kept, but ≈ 0", p=p)

@@ -208,13 +208,16 @@ class BudgetPlanner(Panel):
                 real_only = "" if n is None else " " + (
                     tr("Holding only real tokens, <b class=\"n-real-only\">1</b> request would fit.") if n == 1 else
                     tr("Holding only real tokens, <b class=\"n-real-only\">{n:,}</b> requests would fit.", n=n))
-                body += "<p>" + (tr(
-                    "With {padding:.1%} padding each request holds less than one real token on average: of the "
-                    "{used} of cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold "
-                    "padding.", **words) if real < 1 else tr(
-                    "With {padding:.1%} padding each request holds {real} real tokens on average: of the {used} of "
-                    "cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold padding.",
-                    real=real_text, **words)) + real_only + "</p>"
+                if s["n_requests"] == 0:  # no request, no padding to speak of ("of the 0 B ..., 0 B hold padding")
+                    body += "<p>" + real_only.strip() + "</p>" if real_only else ""
+                else:
+                    body += "<p>" + (tr(
+                        "With {padding:.1%} padding each request holds less than one real token on average: of "
+                        "the {used} of cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> "
+                        "hold padding.", **words) if real < 1 else tr(
+                        "With {padding:.1%} padding each request holds {real} real tokens on average: of the {used} "
+                        "of cache these requests occupy, <b class=\"padding-bytes\">{padding_bytes}</b> hold "
+                        "padding.", real=real_text, **words)) + real_only + "</p>"
         if s["T"] > s["max_context"]:
             body += "<p>" + tr("Note: T is beyond this model's max context ({n:,}).", n=s["max_context"]) + "</p>"
         return f"<div class=\"budget-planner\">{head}{body}</div>"
