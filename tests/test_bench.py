@@ -61,7 +61,14 @@ def test_json_holds_samples_and_correctness_checks(quick):
     cfg = perf.BENCH_CONFIGS[bench.QUICK.big_config]
     assert c4["bytes"]["total"] == sum(decode_step_cost(cfg, bench.QUICK.context_len).bytes.values())
     assert c4["fraction"] == pytest.approx(c4["achieved_Bps"]["median"] / c4["limit_Bps"])
-    assert [g["case"] for g in res["goals"]] == [1, 2, 4] or "skipped" in c2
+    assert set(c4["matvec_Bps"]) == set(c4["steps_s"]) == {"in_out", "out_in"}  # both layouts, same run
+    assert c4["layout"] == "in_out" and c4["best_matvec"] in c4["matvec_Bps"]
+    assert c4["matvec_fraction"] == pytest.approx(
+        c4["achieved_Bps"]["median"] / c4["matvec_Bps"][c4["best_matvec"]]["median"])
+    dts = c4["dtypes"]["dtypes"]
+    assert dts["float32"]["max_logit_diff"] == 0 and dts["bfloat16"]["bytes"] < dts["float32"]["bytes"]
+    assert 0 < dts["float16"]["max_logit_diff"] < dts["bfloat16"]["max_logit_diff"] < 0.5  # 10 vs 7 mantissa bits
+    assert [g["case"] for g in res["goals"]] == [1, 2, 4, "4m"] or "skipped" in c2
     c5 = cases["5"]
     assert c5["same_tokens"] is True  # every policy, the engine included, gives each request its solo tokens
     for name in ("fifo", "static", "engine"):

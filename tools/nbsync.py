@@ -39,7 +39,8 @@ READING_ORDER = [
     ("model.py", "`Decoder`: embedding, L blocks (RMSNorm, attention, SwiGLU), logits; the module version"),
     ("sampling.py", "temperature, top-k, top-p, greedy"),
     ("generate.py", "`prefill`, `decode_step`, `decode_stepper` and the `generate` loop"),
-    ("flat_decode.py", "the decode step `generate` runs by default (`step=\"flat\"`): the same ops without modules"),
+    ("flat_decode.py", "the decode step `generate` runs by default (`step=\"flat\"`): the same arithmetic without modules"),
+    ("weight_layout.py", "how the weights sit in memory: stored `[C_in, C_out]`, the order batch-1 decode streams fastest"),
     ("validate.py", "the argument guards the engine calls (read when an error message surprises you)"),
 ]
 

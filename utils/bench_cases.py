@@ -145,7 +145,7 @@ def modules_vs_flat(
 ) -> dict:
     """One batch-1 decode step two ways, interleaved: ``decode_stepper(..., step="modules")``
     (through ``Decoder.forward``) and ``step="flat"`` (what ``generate`` runs by default). Same
-    kernels, same numbers; the difference is the Python around them. Returns ``{"modules": Stats,
+    arithmetic, same numbers; the difference is the module calls' Python and a few view ops. Returns ``{"modules": Stats,
     "flat": Stats, "speedup": Stats}`` (seconds per step; speedup = modules / flat, paired round by round).
     """
     (T,) = check_lengths(model, [context_len], extra=1)

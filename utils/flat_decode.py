@@ -6,9 +6,12 @@ makes them one after another in every layer, around kernels that are short at th
 (``python -m utils.bench`` measures the share). Serving engines remove that overhead (CUDA
 graphs, ``torch.compile``, C++ loops). This module shows the plain-Python version of the idea:
 collect every weight once per ``generate`` call (``flat_weights``), then run each step as one
-function over those tensors (``flat_decode_step``). The tensor ops are exactly those of
-``Decoder.forward`` in the same order, so the logits are bit for bit the same
-(``tests/test_flat_decode.py``); only the Python around them is gone.
+function over those tensors (``flat_decode_step``). The arithmetic is exactly that of
+``Decoder.forward``, in the same order, so the logits are bit for bit the same
+(``tests/test_flat_decode.py``); the module calls are gone, and so are a few view ops (transposes
+and reshapes that only move the time axis of a single token). The weights are the model's own,
+in the memory layout it stores them (``utils/weight_layout.py``): at batch 1 every matrix is read
+once per step, so how fast the kernel streams that layout sets most of the step's time.
 
 ``generate(..., step="flat")`` (the default) runs this; ``step="modules"`` runs ``Decoder``.
 Where this function cannot compute what the modules would (a forward hook, train mode, the

@@ -87,9 +87,9 @@ def decode_stepper(model, cache, step: str = "flat") -> Callable[[torch.Tensor],
     """``step_fn(token_ids [B]) -> logits [B, V]``: one decode step over ``cache``, for a loop.
 
     ``step="modules"`` runs ``decode_step`` (``Decoder.forward``, module by module: hooks fire).
-    ``step="flat"`` runs ``flat_decode_step`` (``utils/flat_decode.py``): the same tensor ops,
-    bit for bit the same logits, without the per-module Python, which is a large part of a
-    small model's step. It raises ``ValueError`` up front where it would not compute the same
+    ``step="flat"`` runs ``flat_decode_step`` (``utils/flat_decode.py``): the same arithmetic,
+    bit for bit the same logits, without the module calls (and a few view ops), whose Python is a
+    large part of a small model's step. It raises ``ValueError`` up front where it would not compute the same
     (a hook, train mode, a cache subclass...): then pass ``step="modules"``.
     """
     check_model(model)

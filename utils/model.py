@@ -20,6 +20,7 @@ from .cache import Cache
 from .config import ModelConfig
 from .i18n import tr
 from .validate import check_choice, check_forward
+from .weight_layout import MATVEC_LAYOUT, set_weight_layout
 
 ATTN_IMPLS = ("sdpa", "explicit")
 
@@ -139,6 +140,8 @@ class Decoder(nn.Module):
         self.apply(self._init_weights)
         if cfg.tie_embeddings:
             self.lm_head.weight = self.embed_tokens.weight
+        # Same values, stored so that batch-1 decode streams them fastest on CPU (utils/weight_layout.py).
+        set_weight_layout(self, MATVEC_LAYOUT)
         # RoPE tables computed once for every position the model can see (not saved with weights).
         cos, sin = rope_angles(cfg.head_dim, cfg.max_seq_len, cfg.rope_theta)  # (max_seq_len, d_h)
         self.register_buffer("rope_cos", cos, persistent=False)

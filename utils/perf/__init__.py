@@ -14,8 +14,9 @@ The metrics, for a request of B rows that each produce n new tokens:
 """
 from __future__ import annotations
 
+from .bandwidth import decode_dtypes, decode_vs_bandwidth  # noqa: F401
 from .stats import Stats, metrics, paired_ratio, time_interleaved, torch_threads  # noqa: F401
 from .timers import (  # noqa: F401
-    BENCH_CONFIGS, batch_sweep, check_lengths, decode_time_vs_context, decode_vs_bandwidth, fit_step_time,
+    BENCH_CONFIGS, batch_sweep, check_lengths, decode_time_vs_context, fit_step_time,
     measure_machine, random_ids, random_model, repeated_step, tpot_vs_context, ttft_vs_prompt_length,
 )

@@ -146,38 +146,6 @@ def tpot_vs_context(
             "no_cache": [stats.get(("no_cache", T)) for T in Ts] if no_cache else None}
 
 
-# --- batch-1 decode against the memory bandwidth --------------------------------------------------
-
-def decode_vs_bandwidth(
-    model, context_len: int = 256, repeats: int = 10, *, n_bytes: int = 512 * 2**20, step: str = "flat",
-    warmup: int = 1, seed: int = 0, progress=None,
-) -> dict:
-    """Batch-1 decode step against the machine's memory bandwidth, measured interleaved.
-
-    Batch-1 decode multiplies one vector by every weight matrix: each weight is read once and used
-    for two flops only, so the step cannot be faster than (bytes to read) / (memory bandwidth),
-    measured here on a float32 buffer of ``n_bytes`` (far larger than the CPU caches) by a copy
-    (read + write) and a sum (read). Returns the step time, its bytes, the bandwidth it achieves,
-    the copy/read bandwidth, and ``fraction`` = achieved / the higher of the two.
-    """
-    (T,) = check_lengths(model, [context_len], extra=1)
-    cfg = model.cfg
-    ids = random_ids(cfg.vocab_size, T + 1, seed=seed)  # (1, T + 1)
-    decode = repeated_step(model, ids, T, StaticKVCache(cfg, 1, T + 1, dtype=model.lm_head.weight.dtype), step)
-    n = n_bytes // 4
-    src, dst = torch.ones(n), torch.zeros(n)  # first touch: the pages exist before we time anything
-    fns = {"step": decode, "copy": lambda: dst.copy_(src), "read": src.sum}
-    stats = time_interleaved(fns, repeats, warmup, progress)
-    nbytes = decode_bytes_per_token(cfg, T, model.lm_head.weight.dtype)
-    achieved = stats["step"].map(lambda s: nbytes["total"] / s)
-    copy_bps = stats["copy"].map(lambda s: 2 * 4 * n / s)
-    read_bps = stats["read"].map(lambda s: 4 * n / s)
-    limit = max(copy_bps.median, read_bps.median)
-    return {"context_len": T, "n_params": cfg.n_params, "bytes": nbytes, "step_s": stats["step"],
-            "achieved_Bps": achieved, "copy_Bps": copy_bps, "read_Bps": read_bps, "limit_Bps": limit,
-            "fraction": achieved.median / limit, "bound_s": nbytes["total"] / limit}
-
-
 # --- batching: throughput against latency ---------------------------------------------------------
 
 def batch_sweep(
