@@ -93,10 +93,14 @@ CASES = {
 }
 
 
+# Notebook 06's serving figures live with the other serving plots (utils/plots/serving.py).
+NB06_SERVING_PLOTS = {"plot_schedules", "plot_rate_sweep"}
+
+
 def _defined_here() -> set[str]:
-    """The plot functions these modules define."""
+    """The plot functions these modules define, and notebook 06's serving figures."""
     return {name for name in dir(plots) if name.startswith("plot_")
-            and getattr(plots, name).__module__.split(".")[-1] in SECTIONS}
+            and getattr(plots, name).__module__.split(".")[-1] in SECTIONS} | NB06_SERVING_PLOTS
 
 
 def test_every_plot_function_of_part_b_has_a_case():

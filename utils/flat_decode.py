@@ -11,7 +11,8 @@ function over those tensors (``flat_decode_step``). The arithmetic is exactly th
 (``tests/test_flat_decode.py``); the module calls are gone, and so are a few view ops (transposes
 and reshapes that only move the time axis of a single token). The weights are the model's own,
 in the memory layout it stores them (``utils/weight_layout.py``): at batch 1 every matrix is read
-once per step, so how fast the kernel streams that layout sets most of the step's time.
+once per step, so once the weights are large next to the per-op overhead (the benchmark's 100 M
+model, not the 3 MB course model) how fast the kernel streams that layout sets most of the step's time.
 
 ``generate(..., step="flat")`` (the default) runs this; ``step="modules"`` runs ``Decoder``.
 Where this function cannot compute what the modules would (a forward hook, train mode, the
