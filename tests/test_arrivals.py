@@ -238,6 +238,37 @@ def test_the_rate_sweep_figure_names_the_policies_once_under_its_three_panels():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [*POLICIES, "p50 (median)", "p95"]
 
 
+def test_tied_policies_in_the_rate_sweep_stay_visible_nested_and_the_figure_says_so():
+    """Where the policies tied (low rates), the last line drawn hid the others: each policy now has its own
+    marker and width, wide and hollow under narrow and filled, and a note says coinciding lines are ties."""
+    from utils.plots import plot_rate_sweep
+
+    rates = [10.0, 20.0]  # far apart arrivals: the three policies serve alike
+    sweep = {"rate": rates, **{p: [_replay(p, poisson_arrivals(4, r, seed=1)).summary() for r in rates]
+                               for p in POLICIES}}
+    fig = plot_rate_sweep(sweep)
+    lines = [line for line in fig.axes[2].get_lines()]
+    assert len({line.get_marker() for line in lines}) == 3
+    widths = [line.get_linewidth() for line in lines]
+    assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]  # the first drawn is the widest
+    assert any("coincide" in t.get_text() for t in fig.texts)
+
+
+def test_the_schedule_draws_every_decode_gap_as_one_path():
+    """A thousand bars were a thousand paths (most of a panel step); now one path holds every bar of a part."""
+    from matplotlib.patches import PathPatch
+
+    from utils.plots import plot_schedules
+
+    run = _replay("continuous", poisson_arrivals(4, 300.0, seed=1))
+    fig = plot_schedules({"continuous": run.schedule()})
+    (decode,) = [a for a in fig.axes[0].patches if a.get_label() == "decode steps (one per token)"]
+    gaps = sum(len(r.token_times) - 1 for r in run.requests)
+    assert isinstance(decode, PathPatch) and len(decode.get_path().vertices) == 5 * gaps
+    ends = max(t for r in run.requests for t in r.token_times) * 1e3
+    assert fig.axes[0].get_xlim()[1] >= ends  # the axes reach the last token: the limits saw the path
+
+
 def test_the_ttft_parts_figure_keeps_its_legend_off_the_bars():
     """The timeline's legend sat inside the axes, over the first request's decode steps: it goes above them."""
     from utils.plots import plot_ttft_parts

@@ -67,6 +67,7 @@ HINTS = [
     ("03.decode_step", "q and k rotated twice", "apply RoPE once to q and once to k", "各在 `pos = cache.seq_len` 处做一次"),
     ("03.decode_step", "scores not divided by sqrt(d_h)", "divides q · Kᵀ by √d_h", "除以 √d_h"),
     ("03.decode_step", "batch 1 hard-coded in .view", "`.view(B, 1, H, d_h)`", "不要写死成"),
+    ("03.decode_step", "K/V heads not expanded (size mismatch at dim 1)", "enable_gqa=True", "从 H_kv 展开到 H"),
     ("03.cache_update", "only the last new position appended", "append every new position", "每个新位置都要追加"),
     ("03.decode_step", "every layer reads layer 0's cache", "its own entry in the cache", "在缓存里都有自己的一份"),
     ("03.decode_step", "the new K/V never appended", "exactly once in every layer", "只追加一次"),

@@ -73,6 +73,26 @@ def _decode_kv_tiled(model, token_ids, cache):
     return model.lm_head(model.norm(x))[:, -1]  # (B, V)
 
 
+def _decode_heads_unexpanded(model, token_ids, cache):
+    """Hand-written attention without expanding the K/V heads: q's H heads meet K's H_kv (GQA: an error at dim 1)."""
+    from utils.attention import apply_rope
+
+    cfg, B, pos = model.cfg, token_ids.shape[0], cache.seq_len
+    cos, sin = model.rope_cos[pos : pos + 1], model.rope_sin[pos : pos + 1]
+    x = model.embed_tokens(token_ids[:, None])  # (B, 1, C)
+    for i, layer in enumerate(model.layers):
+        attn, h = layer.self_attn, layer.input_layernorm(x)
+        q = attn.q_proj(h).view(B, 1, cfg.n_heads, cfg.head_dim).transpose(1, 2)  # (B, H, 1, d_h)
+        k = attn.k_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)  # (B, H_kv, 1, d_h)
+        v = attn.v_proj(h).view(B, 1, cfg.n_kv_heads, cfg.head_dim).transpose(1, 2)
+        K, V = cache.update(i, apply_rope(k, cos, sin), v)  # (B, H_kv, T + 1, d_h), not expanded: the mistake
+        weights = torch.softmax(apply_rope(q, cos, sin) @ K.transpose(-2, -1) / math.sqrt(cfg.head_dim), -1)
+        out = weights @ V  # (B, H, 1, d_h) only when H_kv is 1 (MQA broadcasts)
+        x = x + attn.o_proj(out.transpose(1, 2).reshape(B, 1, cfg.n_heads * cfg.head_dim))
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return model.lm_head(model.norm(x))[:, -1]  # (B, V)
+
+
 def _decode_rope_after_update(model, token_ids, cache):
     """Rotates after ``cache.update``: q and every returned key by the new token's angle (the cache keeps k unrotated)."""
     from utils.attention import apply_rope, attention
@@ -286,6 +306,7 @@ MISTAKES = {
         ("q and k rotated twice", _decode_with(extra_rope="qk")),
         ("scores not divided by sqrt(d_h)", _decode_with(unscaled=True)),
         ("batch 1 hard-coded in .view", _decode_batch_one),
+        ("K/V heads not expanded (size mismatch at dim 1)", _decode_heads_unexpanded),
         ("RoPE applied after cache.update", _decode_rope_after_update),
         ("attention over the cached positions only", _decode_with(past_only=True)),
     ],

@@ -457,3 +457,18 @@ def test_the_step_costs_bytes_panel_marks_where_the_kv_read_reaches_the_weights(
     assert [ln.get_xdata()[0] for ln in vertical] == [cross] and vertical[0].get_linestyle() == ":"
     assert any(f"{cross:,}" in t.get_text() for t in ax1.get_legend().get_texts())
     plt.close(fig)
+
+
+def test_the_bandwidth_figure_draws_min_to_max_whiskers_and_says_so():
+    """Regression (notebook 06): quartile bars of three samples looked like a wide spread around the median;
+    the whiskers now run from the smallest to the largest sample, and the axis label says so."""
+    from utils.perf import Stats
+    from utils.plots import plot_bandwidth
+
+    res = {"copy_Bps": Stats([7e9, 8e9, 9e9]), "read_Bps": Stats([4e9, 1e10, 1.1e10]),
+           "achieved_Bps": Stats([3e9, 3.2e9, 3.5e9]), "limit_Bps": 1.1e10, "fraction": 0.3}
+    ax = plot_bandwidth(res).axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]  # the error bars' vertical lines
+    spans = sorted((round(min(s[:, 1]), 3), round(max(s[:, 1]), 3)) for s in segments)
+    assert spans == [(3.0, 3.5), (4.0, 11.0), (7.0, 9.0)]
+    assert "smallest to the largest" in ax.get_xlabel() and "3 samples" in ax.get_xlabel()

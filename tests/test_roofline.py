@@ -108,3 +108,26 @@ def test_the_roofline_figure_has_one_legend_and_labels_each_ridge_where_it_stand
     assert texts == [["ridge B = 5"], ["ridge B = 7", "decode step's own bandwidth: B = 18"]]
     low = fig.axes[0].get_ylim()[0]
     assert low in (1, 2, 5, 10) and low <= 20.0  # the axis starts at a labelled value under the lowest point
+
+
+def test_fit_batch_line_leaves_the_smallest_batches_out():
+    """Regression (notebook 06): the line through B >= 4 must not be pulled by off-line B = 1 and 2 points."""
+    from utils.roofline import fit_batch_line
+
+    B = [1, 2, 4, 8, 16, 32]
+    tpot = [50.0, 90.0] + [10.0 + 0.5 * b for b in B[2:]]  # B = 1 and 2 far off the line
+    fixed, per_row = fit_batch_line(B, tpot)
+    assert fixed == pytest.approx(10.0) and per_row == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        fit_batch_line([1, 2, 4], [1.0, 2.0, 3.0])
+
+
+def test_last_level_cache_bytes_reads_the_largest_sysfs_cache(tmp_path):
+    """The largest index*/size wins, with its K/M suffix; no sysfs -> None (the notebook then says unknown)."""
+    from utils.roofline import last_level_cache_bytes
+
+    for i, size in enumerate(("48K", "2048K", "32M")):
+        (tmp_path / f"index{i}").mkdir()
+        (tmp_path / f"index{i}" / "size").write_text(size + "\n")
+    assert last_level_cache_bytes(str(tmp_path)) == 32 * 2**20
+    assert last_level_cache_bytes(str(tmp_path / "missing")) is None

@@ -81,5 +81,45 @@ def test_a_float_operand_of_floor_division_is_told_to_stay_int_not_to_use_floor_
     """Before: free_bytes // float(per_request) was told "use // to stay in integers", though it used //."""
     E.check("04.max_requests", lambda c, T, free, dt: free // float(S.kv_bytes_from_config(c, T, 1, dt)))
     out = capsys.readouterr().out
-    assert "one float operand makes even // return a float" in out and "wrap the result in int()" in out
+    assert "One float operand makes even // return a float" in out and "wrap the result in int()" in out
     assert "use // to stay in integers" not in out
+
+
+@pytest.mark.parametrize("language, says", [("en", "all 16 query heads, 2 times the cache; or you counted bfloat16 as 4 "
+                                                   "bytes per number"),
+                                            ("zh", "也可能是把 bfloat16 按每个数 4 字节算了")])
+def test_a_16_bit_cache_counted_as_4_bytes_is_named_beside_the_heads_it_equals(language, says, capsys):
+    """Before: on Gemma-2-9B (H / H_kv = 2) bfloat16 counted as 4 bytes was named "all 16 query heads" only, and on
+    Llama-3-8B it got no name at all."""
+    set_language(language)
+    E.check("04.max_requests", lambda c, T, free, dt: free // S.kv_bytes_from_config(
+        c, T, 1, "float32" if dt in ("float16", "bfloat16") else dt))
+    out = capsys.readouterr().out
+    assert says in out
+    assert "float16 takes 2 bytes per number, not 4" in out or "float16 每个数占 2 字节，不是 4 字节" in out
+
+
+def test_a_true_division_that_divides_exactly_is_told_to_use_floor_division(capsys):
+    """Before: C / H as d_h (a float of the right value) was told only about a float operand of //."""
+    E.check("04.kv_bytes_from_config", lambda c, T, B, dt: S.kv_bytes_from_config(
+        {**c, "head_dim": c.get("head_dim") or c["hidden_size"] / c["num_attention_heads"]}, T, B, dt))
+    assert "`/` always returns a float, even when it divides exactly: use `//`" in capsys.readouterr().out
+
+
+def test_an_unsolved_kv_bytes_from_config_called_by_max_requests_is_named(capsys):
+    """Before: max_requests calling the kv_bytes_from_config stub was told "not written yet", blaming itself."""
+    def kv_bytes_from_config(config, seq_len, batch_size, dtype):
+        raise NotImplementedError
+
+    def max_requests(config, seq_len, free_bytes, dtype):
+        return free_bytes // kv_bytes_from_config(config, seq_len, 1, dtype)
+
+    E.check("04.max_requests", max_requests)
+    out = capsys.readouterr().out
+    assert "your function calls kv_bytes_from_config, which still raises NotImplementedError" in out
+    assert "not written yet" not in out
+
+    def own_stub(config, seq_len, free_bytes, dtype):
+        raise NotImplementedError
+    E.check("04.max_requests", own_stub)
+    assert "not written yet" in capsys.readouterr().out

@@ -144,6 +144,9 @@ def test_the_measured_machine_says_not_measured_and_the_table_has_one_ms_format(
     assert not re.search(r"\de[+-]\d", p.html.value)  # no scientific notation
     p.controls["dtype"].value = "float32"
     assert not re.search(r"\de[+-]\d", p.html.value) and "GFLOP / " in p.html.value
+    # thousands of GFLOP per step (an 8B model, 256 rows) read "4,390 GFLOP", not "4.39e+03 GFLOP"
+    s = p.compute("Llama-3-8B", "float32", 256, 4096, next(h for h in p.hardware if h.startswith("this machine")))
+    assert s["flops"] > 1e12 and not re.search(r"\de[+-]\d", p.render(s))
 
 
 def test_the_panel_speaks_the_notebooks_units_and_warns_when_the_batch_does_not_fit():
@@ -163,6 +166,11 @@ def test_the_bound_figure_draws_both_roofs_and_the_ridge():
     labels = p.fig.axes[0].get_legend_handles_labels()[1]
     assert {"memory roof", "compute roof", "the limit"} <= set(labels)
     assert any(label.startswith("ridge batch B = ") for label in labels)
+    # the limit follows the roofs: drawn under them as a pale band, it no longer hides them
+    lines = {line.get_label(): line for line in p.fig.axes[0].get_lines()}
+    limit = lines["the limit"]
+    assert all(lines[roof].get_zorder() > limit.get_zorder() for roof in ("memory roof", "compute roof"))
+    assert limit.get_alpha() < 1
     plt.close("all")
 
 

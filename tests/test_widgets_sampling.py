@@ -249,7 +249,7 @@ def test_a_kept_token_with_a_tiny_probability_is_labelled_kept_but_about_0(cours
     f.update(s["stages"], s["shown_ids"], s["shown_words"], s)
     labels = [t.get_text() for t in f.values["top_p"] if t.get_visible()]
     footer = f.axes[-1].get_xlabel()
-    assert "≈0" in labels and "0.00" not in labels and "≈0 = kept, p below 0.005" in footer
+    assert "≈0" in labels and "0.00" not in labels and "≈0 = still in at this stage, p < 0.005" in footer
     # a "≈0" token at τ = 1.5 (p ≈ 0.002) is still drawn now and then: the footer no longer says "never drawn"
     assert "never" not in footer
     assert p.render(s).count("kept, but ≈ 0") == sum(q < 0.0005 for _, q in s["kept"][:8])  # the table's 8 rows

@@ -49,8 +49,8 @@ PANELS = {
         from utils.widgets.metrics import ArrivalsPanel as P
         # a line like the one notebook 06 fits (seconds): fixed, per forward, per decode row, per prefill token
         costs = StepCostModel(fixed=1e-4, per_forward=3e-3, per_row=2e-4, per_token=2e-5)
-        # notebook 06's workload: 24 requests, prompts of 8-32 tokens, 16-48 new tokens
-        panel = P(costs, [8 + (i * 7) % 25 for i in range(24)], [16 + (i * 11) % 33 for i in range(24)], seed=0)"""),
+        # notebook 06's workload: 24 requests, prompts of 8-32 tokens, 8-32 new tokens
+        panel = P(costs, [8 + (i * 7) % 25 for i in range(24)], [8 + (i * 11) % 25 for i in range(24)], seed=0)"""),
     "BugLabPanel": "from utils.widgets import BugLabPanel as P; panel = P(model, prompt)",
     "SlidingWindowPanel": ("from utils.widgets import SlidingWindowPanel as P\n"
                            "panel = P(model, torch.tensor([tok.encode('<BOS>' + text * 12)]))"),

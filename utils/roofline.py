@@ -150,3 +150,33 @@ def decode_bound(cfg: ModelConfig, batch_size: int, context_len: int, bandwidth_
     return {**b, "total": total, "bytes_per_token": total / batch_size, "flops": cost.total_flops,
             "memory_s": memory, "compute_s": compute, "tpot_min_s": tpot, "max_tokens_per_s": batch_size / tpot,
             "bound_by": "compute" if compute > memory else "memory"}
+
+
+def fit_batch_line(batches, tpot, from_batch: int = 4) -> tuple[float, float]:
+    """Least squares over the batches >= ``from_batch``: TPOT ≈ fixed + per_row × B; returns (fixed, per_row).
+
+    The smallest batches are left out: a few points measured on a busy machine, which need not lie
+    on one line with the rest and would pull it (notebook 06, section 5).
+    """
+    import numpy as np
+
+    keep = [i for i, B in enumerate(batches) if B >= from_batch]
+    if len(keep) < 2:
+        raise ValueError(tr("a line needs at least two batches >= {from_batch}, got {batches}",
+                            from_batch=from_batch, batches=list(batches)))
+    per_row, fixed = np.polyfit(np.asarray(batches, dtype=float)[keep], np.asarray(tpot, dtype=float)[keep], 1)
+    return float(fixed), float(per_row)
+
+
+def last_level_cache_bytes(cpu_dir: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
+    """This CPU's largest cache (the last level), in bytes, from Linux's sysfs; None where it is not there."""
+    from pathlib import Path
+
+    sizes = []
+    for size in Path(cpu_dir).glob("index*/size"):
+        text = size.read_text().strip()  # e.g. "32768K"
+        unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+        digits = text[:-1] if text[-1:].isalpha() else text
+        if digits.isdigit():
+            sizes.append(int(digits) * unit)
+    return max(sizes) if sizes else None

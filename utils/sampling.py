@@ -20,8 +20,8 @@ def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
 def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     """Keep the smallest set of most likely tokens whose probabilities reach ``p`` (nucleus).
 
-    ``p >= 1`` keeps every token: a float32 running total can reach 1.0 before a long tail ends (after
-    "<BOS>" the course model's does, 2 tokens before the end), and ``before >= p`` would then drop tokens that
+    ``p >= 1`` keeps every token: a float32 running total can reach 1.0 before a long tail ends (notebook
+    05's float32 deep dive builds one), and ``before >= p`` would then drop tokens that
     p = 1 promises to keep.
     """
     if p >= 1:

@@ -15,11 +15,13 @@ divided by √d_h; K/V heads expanded with ``repeat`` (tiled, so query head i re
 ``repeat_interleave`` (grouped).
 The variant that gives the learner's logits is the mistake, and the check says so, with a hint about it.
 Logits that are right over a cache that did not grow by one (the new K/V never appended, or twice) are
-named too, and so is a ``.view(1, 1, ...)`` that hard-codes batch 1. A step that matches no variant gets the
+named too, and so is a ``.view(1, 1, ...)`` that hard-codes batch 1, and K/V heads never expanded to H (a size
+mismatch at dim 1). A step that matches no variant gets the
 difference and the contract's checklist. The learner's step gets the model's pieces but not the model itself: calling it (``model(...)``, ``decode_step``) is refused.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable
@@ -237,6 +239,11 @@ class _PiecesOnly:
         raise _Bypass()
 
 
+# q (B, H, 1, d_h) against K (B, H_kv, T, d_h) unexpanded: matmul's and SDPA's broadcast error
+_HEADS_MISMATCH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) "
+                             r"at non-singleton dimension 1")
+
+
 @dataclass
 class DecodeRun:
     """What the 16 steps gave: the worst |logit difference| of each step run, and the mistake if one was found."""
@@ -264,6 +271,13 @@ def decode_loop(model, n_steps: int = 16) -> Callable[[Callable], Any]:
                 try:
                     got = fn(_PiecesOnly(model), tok.clone(), mine)
                 except RuntimeError as err:
+                    heads = _HEADS_MISMATCH.search(str(err))
+                    if heads and {int(heads[1]), int(heads[2])} == {model.cfg.n_heads, model.cfg.n_kv_heads}:
+                        return DecodeRun(worst, diagnosis(  # q's H heads met the cache's H_kv: never expanded
+                            tr("step {step}: a size mismatch at dim 1: the query has {H} heads, the cached K/V {H_kv}",
+                               step=step, H=model.cfg.n_heads, H_kv=model.cfg.n_kv_heads),
+                            tr("expand the K/V heads H_kv → H before the scores: `repeat_kv(K, H // H_kv)` (grouped), "
+                               "or pass `enable_gqa=True` to `scaled_dot_product_attention`; `attention` does it for you")))
                     if "shape '[1, 1," not in str(err):
                         raise
                     return DecodeRun(worst, diagnosis(  # a view with batch 1 written in: the learner's own error

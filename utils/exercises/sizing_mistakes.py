@@ -8,8 +8,10 @@ Numbers are shown with thousands separators (536,870,912, not 536870912).
 """
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+import traceback
 from typing import Any, Callable
 
 from ..i18n import tr
@@ -33,9 +35,9 @@ def _form(expected: int, got) -> str | None:
         return None
     if isinstance(number, numbers.Real) and not isinstance(number, bool) and number == expected:
         # free_bytes // float(per_request) used // and still got a float: say what makes one
-        return FormProblem(tr("right value, but an int is expected (got {type}: one float operand makes even // "
-                              "return a float; keep every operand an int, or wrap the result in int())",
-                              type=type(got).__name__))
+        return FormProblem(tr("right value, but an int is expected (got {type}). `/` always returns a float, even "
+                              "when it divides exactly: use `//`. One float operand makes even // return a float: "
+                              "keep every operand an int, or wrap the result in int()", type=type(got).__name__))
     return FormProblem(tr("expected an int, got {got!r:.60} (`{type}`)", got=got, type=type(got).__name__))
 
 
@@ -56,6 +58,7 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
                               B=batch_size),
                            tr("every sequence of the batch has its own cache: multiply by batch_size")))
     mha_form = 2 * L * batch_size * seq_len * C * S.DTYPE_BYTES[dtype]  # 2·L·B·T·C·bytes: right if H_kv·d_h = C
+    as_4_bytes = f(config, seq_len, batch_size, "float32") if S.DTYPE_BYTES[dtype] == 2 else None  # 16-bit as 4 bytes
     if H_kv != H:
         wrong = f({**config, "num_key_value_heads": H}, seq_len, batch_size, dtype)
         # when H·d_h = C, storing all H heads and the MHA form give the same number: name both
@@ -63,9 +66,12 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
                       "2·L·B·T·C·bytes, which assumes H_kv = H)", got=wrong, n=H // H_kv, H=H) if wrong == mha_form
                    else tr("{got:,} bytes is {n} times the cache: you stored all {H} query heads", got=wrong,
                            n=H // H_kv, H=H))
-        candidates.append((wrong, message,
-                           tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not "
-                              "num_attention_heads", H_kv=H_kv)))
+        hint = tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not num_attention_heads",
+                  H_kv=H_kv)
+        if wrong == as_4_bytes:  # H / H_kv = 2 (Gemma-2-9B): the same count, so name both mistakes
+            message += tr("; or you counted {dtype} as 4 bytes per number (it takes 2)", dtype=dtype)
+            hint += tr("; and {dtype} takes 2 bytes per number, not 4", dtype=dtype)
+        candidates.append((wrong, message, hint))
     if mha_form not in (expected, *(c[0] for c in candidates)):  # Gemma-2-9B: neither H nor H_kv heads of C / H
         candidates.append((mha_form, tr("{got:,} bytes is the MHA form 2·L·B·T·C·bytes; this model keeps "
                                         "H_kv = {H_kv} K/V heads of d_h = {d_h}, H_kv·d_h = {width}, not C = {C}",
@@ -82,10 +88,9 @@ def bytes_judge(config: dict, seq_len: int, batch_size: int, dtype: str) -> Judg
         candidates.append((wrong, tr("{got:,} bytes is twice the cache: an int8 cache takes 1 byte per number",
                                      got=wrong),
                            tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
-    if S.DTYPE_BYTES[dtype] == 2:  # bfloat16 or float16 counted as 4 bytes, as float32
-        wrong = f(config, seq_len, batch_size, "float32")
-        candidates.append((wrong, tr("{got:,} bytes is twice the cache: bfloat16 and float16 take 2 bytes per number",
-                                     got=wrong),
+    if as_4_bytes is not None and as_4_bytes not in (c[0] for c in candidates):  # bfloat16 or float16 as float32
+        candidates.append((as_4_bytes, tr("{got:,} bytes is twice the cache: bfloat16 and float16 take 2 bytes per "
+                                          "number", got=as_4_bytes),
                            tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
     if dtype == "float32":  # half of float32 is also what forgetting the 2 gives: the message names both
         wrong = f(config, seq_len, batch_size, "float16")
@@ -193,6 +198,19 @@ def request_mistakes(config: dict, seq_len: int, free_bytes: int, dtype: str, n_
             H=H, n=H // H_kv),
             tr("only the K/V heads are cached: use num_key_value_heads (H_kv = {H_kv}), not num_attention_heads",
                H_kv=H_kv)))
+    if S.DTYPE_BYTES[dtype] == 2:  # bfloat16 or float16 counted as 4 bytes: twice the size, half the requests
+        as_4_bytes = f(config, seq_len, 1, "float32")
+        same = [i for i, size in enumerate(sizes) if size[1] == as_4_bytes]  # all H = 2·H_kv heads (Gemma-2-9B)
+        if same:  # one count, two mistakes: name both
+            name, size, message, hint = sizes[same[0]]
+            sizes[same[0]] = (name, size, lambda got, m=message: m(got) + tr(
+                "; or you counted {dtype} as 4 bytes per number (it takes 2)", dtype=dtype),
+                hint + tr("; and {dtype} takes 2 bytes per number, not 4", dtype=dtype))
+        else:
+            sizes.append(("16-bit as 4 bytes", as_4_bytes, said("expected {expected:,}, got {got:,}: your requests "
+                                                                "are twice their size; {dtype} takes 2 bytes per "
+                                                                "number, not 4", dtype=dtype),
+                          tr("bytes per number: 4 for float32, 2 for float16 and bfloat16, 1 for int8")))
     if mha_form not in (per_request, *(size for _, size, _, _ in sizes)):  # Gemma-2-9B: H_kv·d_h != C
         sizes.append(("MHA form", mha_form, said("expected {expected:,}, got {got:,}: your requests use the MHA form "
                                                  "2·L·B·T·C·bytes; this model's H_kv·d_h = {width}, not C = {C}",
@@ -286,6 +304,11 @@ class _MissingField:
         self.name = name
 
 
+class _Unsolved(_MissingField):
+    """What a case returns when the learner's function called another (``kv_bytes_from_config``, the exercise
+    before) that still raises NotImplementedError: "not written yet" would blame the function being checked."""
+
+
 def _config_case(words: str, config: dict, args: tuple, judge: Judge, hint: str = "") -> Case:
     """A case on ``config`` whose KeyError on an optional field is named, with how to read that field."""
     run = call_with(config, *args)
@@ -297,8 +320,17 @@ def _config_case(words: str, config: dict, args: tuple, judge: Judge, hint: str 
             if err.args and err.args[0] in OPTIONAL_FIELDS and err.args[0] not in config:
                 return _MissingField(err.args[0])
             raise
+        except NotImplementedError as err:
+            raiser = traceback.extract_tb(err.__traceback__)[-1].name  # the function whose `raise` it reached
+            if raiser.startswith("<") or raiser == getattr(inspect.unwrap(fn), "__name__", raiser):
+                raise  # the checked function's own stub (or a lambda's): "not written yet"
+            return _Unsolved(raiser)
 
     def guarded_judge(got):
+        if isinstance(got, _Unsolved):
+            return diagnosis(tr("your function calls {name}, which still raises NotImplementedError", name=got.name),
+                             tr("solve the exercise of {name} first (or compute the bytes inside your function), then "
+                                "run this cell again", name=got.name))
         if not isinstance(got, _MissingField):
             return judge(got)
         return diagnosis(tr("your function raised KeyError: {name!r}; this config.json has no {name} (the field is "

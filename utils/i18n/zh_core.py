@@ -106,4 +106,6 @@ MESSAGES: dict[str, str] = {
     # the block map of notebook 10 (utils/plots/paged.py): its legends
     "held by one request, rN\n(the request's colour)": "被一个请求持有，rN\n（按各自的请求着色）",
     "held by one request": "被一个请求持有",
+    # utils/roofline.py: fit_batch_line
+    "a line needs at least two batches >= {from_batch}, got {batches}": "拟合直线至少需要两个 >= {from_batch} 的批大小，实际是 {batches}",
 }

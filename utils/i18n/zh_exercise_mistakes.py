@@ -263,6 +263,12 @@ MESSAGES: dict[str, str] = {
     "which does it, or divide yourself":
         "缩放点积注意力在 softmax 之前要把 q · Kᵀ 除以 √d_h：直接调用 `attention(q, K, V)`（它会做这一步），"
         "或者自己除",
+    "step {step}: a size mismatch at dim 1: the query has {H} heads, the cached K/V {H_kv}":
+        "第 {step} 步：第 1 维大小对不上：查询有 {H} 个头，缓存里的 K/V 只有 {H_kv} 个",
+    "expand the K/V heads H_kv → H before the scores: `repeat_kv(K, H // H_kv)` (grouped), "
+    "or pass `enable_gqa=True` to `scaled_dot_product_attention`; `attention` does it for you":
+        "算得分之前先把 K/V 的头从 H_kv 展开到 H：`repeat_kv(K, H // H_kv)`（按组展开），"
+        "或者给 `scaled_dot_product_attention` 传 `enable_gqa=True`；`attention` 会替你做这一步",
     "step {step}: a `.view(1, 1, ...)` failed: the batch here holds {B} rows":
         "第 {step} 步：`.view(1, 1, ...)` 出错了：这里的批有 {B} 行",
     "B is `token_ids.shape[0]` ({B} here): `.view(B, 1, H, d_h)`, not `.view(1, 1, H, d_h)`":
@@ -353,10 +359,19 @@ MESSAGES: dict[str, str] = {
     "expected {expected:,}, got {got:,}: your requests are 8 times their size; you counted bits, not bytes, per "
     "number":
         "应为 {expected:,}，实际是 {got:,}：你把每个请求算成了 8 倍大；每个数算的是位数，不是字节数",
-    "right value, but an int is expected (got {type}: one float operand makes even // return a float; keep every "
-    "operand an int, or wrap the result in int())":
-        "数值对了，但应返回 `int`（实际是 `{type}`：只要有一个操作数是浮点数，连 // 的结果也是浮点数；"
-        "让所有操作数都保持整数，或者用 `int()` 把结果包起来）",
+    "right value, but an int is expected (got {type}). `/` always returns a float, even when it divides exactly: use "
+    "`//`. One float operand makes even // return a float: keep every operand an int, or wrap the result in int()":
+        "数值对了，但应返回 `int`（实际是 `{type}`）。`/` 的结果总是浮点数，即使恰好整除也一样：请用 `//`。"
+        "只要有一个操作数是浮点数，连 // 的结果也是浮点数：让所有操作数都保持整数，或者用 `int()` 把结果包起来",
+    "; or you counted {dtype} as 4 bytes per number (it takes 2)":
+        "；也可能是把 {dtype} 按每个数 4 字节算了（它只占 2 字节）",
+    "; and {dtype} takes 2 bytes per number, not 4": "；另外 {dtype} 每个数占 2 字节，不是 4 字节",
+    "expected {expected:,}, got {got:,}: your requests are twice their size; {dtype} takes 2 bytes per number, not 4":
+        "应为 {expected:,}，实际是 {got:,}：你算的每个请求是实际大小的两倍；{dtype} 每个数占 2 字节，不是 4 字节",
+    "your function calls {name}, which still raises NotImplementedError":
+        "你的函数调用了 {name}，而它还会抛出 NotImplementedError",
+    "solve the exercise of {name} first (or compute the bytes inside your function), then run this cell again":
+        "先完成 {name} 那道练习（或者在你的函数里自己算出字节数），再运行这个单元格",
     "check each factor against the config: L = num_hidden_layers, H_kv = num_key_value_heads (H when it is "
     "missing), d_h = head_dim (C / H when it is missing), and the bytes per number of the dtype; then "
     "2 x L x B x H_kv x T x d_h x bytes":

@@ -23,8 +23,8 @@ MESSAGES: dict[str, str] = {
     "next token (the {n} most likely under the model; #id = its token id)":
         "下一个 token（模型认为最可能的 {n} 个；#id 是它的 token id）",
     "{p:.0e}: kept, but ≈ 0": "{p:.0e}：仍保留，但 ≈ 0",
-    "× = removed; ○ = 0 in float32, not removed; ≈0 = kept, p below 0.005 (it would print as 0.00)":
-        "× = 已被去掉；○ = 在 float32 中为 0，并未被去掉；≈0 = 仍保留，p 小于 0.005（按两位小数会显示成 0.00）",
+    "× = removed; ○ = 0 in float32, not removed; ≈0 = still in at this stage, p < 0.005 (it would print as 0.00)":
+        "× = 已被去掉；○ = 在 float32 中为 0，并未被去掉；≈0 = 在这一阶段仍在，p < 0.005（按两位小数会显示成 0.00）",
     "τ = 0 (greedy)": "τ = 0（贪心）",
     "next token (most likely first)": "下一个 token（按概率从高到低）",
     "Temperature reshapes the distribution": "温度改变分布的形状",
@@ -110,6 +110,7 @@ MESSAGES: dict[str, str] = {
     "sum\n(read only)": "求和\n（只读）",
     "decode step\n(bytes / time)": "解码步\n（字节数 / 时间）",
     "measured limit": "实测上限",
+    "bars: the median of {n} samples; whiskers: the smallest to the largest": "柱高：{n} 个样本的中位数；误差线：从最小值到最大值",
     "{fraction:.0%} of the limit": "达到上限的 {fraction:.0%}",
     "memory bandwidth (GB/s)": "内存带宽（GB/s）",
     "Batch-1 decode against the memory bandwidth": "批大小为 1 的解码与内存带宽",

@@ -24,10 +24,9 @@ from .beyond import (  # noqa: F401
     plot_cache_memory, plot_sliding_window, plot_cache_step_times, plot_beam_tree,
 )
 from .metrics import (  # noqa: F401
-    plot_ttft_tpot, plot_batch_sweep, plot_schedules, plot_ttft_parts, plot_rate_sweep, plot_batch_roofline,
-    plot_bandwidth, plot_decode_bound,
+    plot_ttft_tpot, plot_batch_sweep, plot_ttft_parts, plot_batch_roofline, plot_bandwidth, plot_decode_bound,
 )
 from .paged import plot_block_table, plot_paged_memory, plot_prefix_caching, plot_block_map  # noqa: F401
-from .serving import plot_iterations, plot_engine_timeline  # noqa: F401
+from .serving import plot_iterations, plot_engine_timeline, plot_schedules, plot_rate_sweep  # noqa: F401
 from .speculative import plot_speculative_rounds, plot_first_token_counts, plot_speculative_speedup  # noqa: F401
 from .compression import plot_quantize_group, plot_channel_magnitudes, plot_kept_positions, plot_compression_tradeoff  # noqa: F401

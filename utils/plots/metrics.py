@@ -1,9 +1,13 @@
-"""Figures of notebook 06 (performance metrics): TTFT/TPOT, batching, schedules, bandwidth."""
+"""Figures of notebook 06 (performance metrics): TTFT/TPOT, batching, TTFT parts, roofline, bandwidth.
+
+Its serving figures (the schedules of three policies, the rate sweep) live in ``serving.py``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from matplotlib.collections import PolyCollection
-from matplotlib.lines import Line2D
+from matplotlib.patches import PathPatch
+from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from ..i18n import tr
@@ -28,6 +32,13 @@ def _median_band(ax, x, stats, color, label, marker="o"):
     lo = med - np.array([s.q1 for s in stats]) * 1e3
     hi = np.array([s.q3 for s in stats]) * 1e3 - med
     ax.errorbar(x, med, yerr=[lo, hi], fmt=marker + "-", color=color, label=label, capsize=3, ms=5)
+
+
+def plain_number(x: float) -> str:
+    """The panels' one number format: three significant digits or more, thousands separated, never an
+    exponent: 6,085, 12.5, 0.0123."""
+    digits = 2 - math.floor(math.log10(abs(x))) if x and math.isfinite(x) else 0
+    return f"{x:,.{max(0, digits)}f}"
 
 
 def model_label(name: str) -> str:
@@ -103,11 +114,16 @@ _PARTS = (("waiting", COLORS["mask"], 0.45), ("setup + prefill", COLORS["prefill
 
 
 def _bars(ax, lefts, widths, rows, label: str | None, **style) -> None:
-    """Horizontal bars of height 0.6 centred on ``rows``, all in one collection: one artist to draw,
-    not one rectangle patch each (a panel redraws them at every slider step)."""
-    verts = [[(x, r - 0.3), (x + w, r - 0.3), (x + w, r + 0.3), (x, r + 0.3)]
-             for x, w, r in zip(lefts, widths, rows)]
-    ax.add_collection(PolyCollection(verts, label=label, **style))
+    """Horizontal bars of height 0.6 centred on ``rows``, all in ONE path built from arrays: one artist
+    and one path to draw, not a patch or a path per bar (a panel draws a thousand of them per step)."""
+    x, w, r = (np.asarray(v, dtype=float) for v in (lefts, widths, rows))
+    corners = np.stack([np.stack(c, axis=-1) for c in ((x, r - 0.3), (x + w, r - 0.3), (x + w, r + 0.3),
+                                                       (x, r + 0.3), (x, r - 0.3))], axis=1)  # (n, 5, 2)
+    codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], len(x))
+    patch = PathPatch(Path(corners.reshape(-1, 2), codes), label=label, **style)
+    ax.add_artist(patch)  # not add_patch: it would walk the path segment by segment for the data limits
+    if len(x):
+        ax.update_datalim(corners.reshape(-1, 2))
 
 
 def _draw_schedule(ax, s: dict) -> None:
@@ -141,36 +157,6 @@ def _schedule_legend(ax) -> tuple[list, list[str]]:
     return [h for h, _ in pairs], [label for _, label in pairs]
 
 
-def plot_schedules(schedules: dict, title: str | None = None):
-    """Each schedule (name -> ``utils.serving.Run.schedule()``) as a timeline of its requests (see
-    ``_draw_schedule``). Each title: TTFT p50 and p95 (numpy's default percentiles) and the throughput,
-    tokens/s and requests/s over the run and tokens/s while computing. ``title`` defaults to "The same
-    requests, served three ways"."""
-    names = list(schedules)
-    n_rows = max(len(s["arrival_s"]) for s in schedules.values())
-    fig, axes = subplots(len(names), 1, figsize=(10, 1.2 + (0.9 + 0.08 * n_rows) * len(names)), sharex=True,
-                         squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
-        s = schedules[name]
-        _draw_schedule(ax, s)
-        ax.set_title(tr("{name}: TTFT p50 {p50:.1f} ms, p95 {p95:.1f} ms | {tokens:.0f} tokens/s and {requests:.0f} "
-                        "requests/s over the run, {busy:.0f} tokens/s while computing", name=name,
-                        p50=s["ttft_p50_s"] * 1e3, p95=s["ttft_p95_s"] * 1e3, tokens=s["tokens_per_s"],
-                        requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]), fontsize=9, loc="left",
-                     y=1.0, pad=4)  # a fixed place: matplotlib would otherwise measure every tick label to place it
-    axes[-1][0].set_xlabel(tr("time (ms)"))
-    handles, labels = _schedule_legend(axes[0][0])  # the first sampling (µs) is thinner than a pixel here: say so
-    labels = [tr("first sampling (too short to see)") if label == tr("first sampling") else label for label in labels]
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=LEGEND_SIZE)
-    fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)
-    # Fixed margins, in inches (tight_layout measures every label: half the drawing time of a panel step):
-    # above, the title and the first axes' title; between, each axes' title; below, the time axis and the legend.
-    W, H, top, gap, bottom = fig.get_figwidth(), fig.get_figheight(), 0.75, 0.45, 0.95
-    axes_h = (H - top - bottom - gap * (len(names) - 1)) / len(names)
-    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - top / H, bottom=bottom / H, hspace=gap / axes_h)
-    return fig
-
-
 def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
     """Top: the requests' timeline (``_draw_schedule``). Bottom: request ``request``'s TTFT alone, split
     into waiting, setup + prefill and the first sampling, each labelled in ms (a part too thin to
@@ -202,42 +188,6 @@ def plot_ttft_parts(schedule: dict, request: int, title: str | None = None):
                   fontsize=10)
     fig.suptitle(tr("TTFT has parts") if title is None else title, fontsize=11)
     fig.tight_layout()
-    return fig
-
-
-def plot_rate_sweep(sweep: dict, title: str | None = None):
-    """``sweep``: ``{"rate": [...], policy: [Run.summary() per rate]}``. Left: TTFT p50 (solid) and p95
-    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second. One
-    legend under the three panels names the policies' colours and the two line styles.
-    ``title`` defaults to "Three policies as the arrival rate grows"."""
-    rate = np.asarray(sweep["rate"])
-    policies = [k for k in sweep if k != "rate"]
-    colors = dict(zip(policies, (COLORS["mask"], COLORS["prefill"], COLORS["decode"], COLORS["cached"])))
-    fig, axes = subplots(1, 3, figsize=(13, 3.9))
-    for p in policies:
-        rows = sweep[p]
-        for ax, key in zip(axes[:2], ("ttft", "tpot")):
-            ax.plot(rate, [r[f"{key}_p50_s"] * 1e3 for r in rows], "o-", color=colors[p], ms=4)
-            ax.plot(rate, [r[f"{key}_p95_s"] * 1e3 for r in rows], "--", color=colors[p])
-        axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "o-", color=colors[p], ms=4)
-    for ax, ylabel, sub in zip(axes, (tr("TTFT (ms, log scale)"), tr("TPOT (ms)"), tr("tokens/s over the run")),
-                               (tr("Time to first token (solid p50, dashed p95)"),
-                                tr("Time per output token (solid p50, dashed p95)"), tr("Throughput"))):
-        ax.set_xscale("log")
-        ax.set_xlabel(tr("arrival rate (requests/s, log scale)"))
-        ax.set_ylabel(ylabel)
-        ax.set_title(sub, fontsize=10)
-        ax.grid(True, alpha=0.3, which="both")
-    axes[0].set_yscale("log")
-    _plain_log_y(axes[0])
-    axes[1].set_ylim(bottom=0)
-    axes[2].set_ylim(bottom=0)
-    handles = [Line2D([], [], color=colors[p], marker="o", ms=4, label=p) for p in policies]
-    handles += [Line2D([], [], color="k", ls=ls, label=label)  # black: grey is a policy's colour
-                for ls, label in (("-", tr("p50 (median)")), ("--", "p95"))]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=LEGEND_SIZE, frameon=False)
-    fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.84, bottom=0.25, wspace=0.28)
     return fig
 
 
@@ -288,12 +238,13 @@ def plot_batch_roofline(models: dict, title: str | None = None):
 
 def plot_bandwidth(res: dict, title: str | None = None):
     """``utils.perf.decode_vs_bandwidth``'s result: measured copy and read bandwidth next to the
-    bandwidth the decode step achieves (bytes it must read / its time), GB/s, median with quartiles.
+    bandwidth the decode step achieves (bytes it must read / its time), GB/s: the median, and bars from the
+    smallest to the largest sample (quartiles of three samples would mislead), said in the axis label.
     ``title`` defaults to "Batch-1 decode against the memory bandwidth"."""
     names = [tr("copy\n(read + write)"), tr("sum\n(read only)"), tr("decode step\n(bytes / time)")]
     stats = [res["copy_Bps"], res["read_Bps"], res["achieved_Bps"]]
     med = np.array([s.median for s in stats]) / 1e9
-    err = [med - np.array([s.q1 for s in stats]) / 1e9, np.array([s.q3 for s in stats]) / 1e9 - med]
+    err = [med - np.array([min(s.samples) for s in stats]) / 1e9, np.array([max(s.samples) for s in stats]) / 1e9 - med]
     fig, ax = subplots(figsize=(7, 3.6))
     ax.bar(names, med, yerr=err, capsize=4, color=[COLORS["mask"], COLORS["mask"], COLORS["decode"]])
     limit = res["limit_Bps"] / 1e9
@@ -305,6 +256,8 @@ def plot_bandwidth(res: dict, title: str | None = None):
     ax.text(2, med[2] + err[1][2], tr("{fraction:.0%} of the limit", fraction=res["fraction"]),
             ha="center", va="bottom", fontsize=9)
     ax.set_ylabel(tr("memory bandwidth (GB/s)"))
+    ax.set_xlabel(tr("bars: the median of {n} samples; whiskers: the smallest to the largest",
+                     n=min(len(s.samples) for s in stats)), fontsize=LEGEND_SIZE)
     ax.set_title(tr("Batch-1 decode against the memory bandwidth") if title is None else title, fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
@@ -320,14 +273,17 @@ def plot_decode_bound(state: dict, title: str | None = None):
     B = np.asarray([r["B"] for r in sweep])
     H = 4.2  # inches: the title, the axes, their x labels and, under each axes, its legend (never over the curves)
     fig, (ax0, ax1) = subplots(1, 2, figsize=(11, H))
-    ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], label=tr("memory roof"))
+    # the limit, a pale wide band underneath: the roofs drawn over it stay visible where it follows them
+    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "-", color=COLORS["cached"], lw=7, alpha=0.35, zorder=1,
+               solid_capstyle="butt", label=tr("the limit"))
+    ax0.loglog(B, [r["B"] / r["memory_s"] for r in sweep], "--", color=COLORS["K"], zorder=3, label=tr("memory roof"))
     if state.get("peak_flops"):
-        ax0.loglog(B, [r["B"] / r["compute_s"] for r in sweep], ":", color=COLORS["recompute"], lw=2,
+        ax0.loglog(B, [r["B"] / r["compute_s"] for r in sweep], ":", color=COLORS["recompute"], lw=2, zorder=3,
                    label=tr("compute roof"))
         if state.get("ridge") is not None:
             ax0.axvline(state["ridge"], color="k", ls="-.", lw=0.8, label=tr("ridge batch B = {B}", B=state["ridge"]))
-    ax0.loglog(B, [r["max_tokens_per_s"] for r in sweep], "o-", color=COLORS["cached"], ms=4, label=tr("the limit"))
-    ax0.plot([state["B"]], [state["max_tokens_per_s"]], "o", ms=11, mfc="none", mec="k", label=f"B = {state['B']}")
+    ax0.plot([state["B"]], [state["max_tokens_per_s"]], "o", ms=11, mfc="none", mec="k", zorder=4,
+             label=f"B = {state['B']}")
     _plain_log_y(ax0)
     ax0.set_ylabel(tr("most tokens/s (all rows)"))
     ax0.set_title(tr("Throughput limit = B / max(bytes / bandwidth, FLOPs / peak)"), fontsize=10)
@@ -347,9 +303,9 @@ def plot_decode_bound(state: dict, title: str | None = None):
     if B.size:
         ax0.set_xticks(B, [str(b) for b in B])
         ax0.minorticks_off()
-    peak = tr(", {peak:,.3g} TFLOP/s", peak=state["peak_flops"] / 1e12) if state.get("peak_flops") else ""
-    fig.suptitle(title or tr("{model}, {dtype}, T = {T:,} per row, {bandwidth:,.3g} GB/s{peak}",
+    peak = tr(", {peak} TFLOP/s", peak=plain_number(state["peak_flops"] / 1e12)) if state.get("peak_flops") else ""
+    fig.suptitle(title or tr("{model}, {dtype}, T = {T:,} per row, {bandwidth} GB/s{peak}",
                              model=model_label(state["model"]), dtype=state["dtype"], T=state["T"],
-                             bandwidth=state["bandwidth_GBps"], peak=peak), fontsize=11)
+                             bandwidth=plain_number(state["bandwidth_GBps"]), peak=peak), fontsize=11)
     fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.58 / H, bottom=1.1 / H, wspace=0.25)
     return fig

@@ -22,7 +22,7 @@ def plot_sampling_stages(stages: dict, ids: list[int], words: list[str], setting
     first); ``settings``: ``temperature``, ``top_k``, ``top_p`` (None = off), optionally ``kept_size``.
     A grey × marks a token removed by that step or an earlier one; a grey ○ a probability that float32 rounded
     to exactly 0 at a very low temperature (nothing removed it); the last row's bars are the kept set, and
-    "≈0" labels a token that is kept (p > 0) but below 0.005, where "0.00" would read as removed.
+    "≈0" labels a token still in at that stage (p > 0) but below 0.005, where "0.00" would read as removed.
     ``grammar``: the grammar's exact probability of each shown token (``utils.plots.base.grammar_probs``),
     drawn as a black line across the first row's bars; None draws none.
     """
@@ -97,7 +97,7 @@ class SamplingFigure:
                 text.set_visible(shown)
                 if shown:
                     text.set_position((xi, max(pr, over[xi])))
-                    # "≈0", not "0.00": a token kept with p below 0.005 is still in the set and can be drawn
+                    # "≈0", not "0.00": a token with p below 0.005 is still in at this stage (a later filter may remove it)
                     text.set_text(f"{pr:.2f}" if pr >= TINY else "≈0")
             ax.set_ylabel(tr("probability"))
             ax.set_title(titles[name], fontsize=10, loc="left", y=1.0, pad=4)  # a fixed place: no layout pass
@@ -112,8 +112,8 @@ class SamplingFigure:
             self.axes[0].legend(handles=handles, fontsize=LEGEND_SIZE, loc="upper right", frameon=False)
         self.axes[-1].set_xticklabels([f"{token_label(w, stacked=True)}\n#{i}" for i, w in zip(ids, words)])
         self.axes[-1].set_xlabel(tr("next token (the {n} most likely under the model; #id = its token id)", n=self.n)
-                                 + "\n" + tr("× = removed; ○ = 0 in float32, not removed; ≈0 = kept, p below 0.005 "
-                                             "(it would print as 0.00)"))
+                                 + "\n" + tr("× = removed; ○ = 0 in float32, not removed; ≈0 = still in at this stage, "
+                                             "p < 0.005 (it would print as 0.00)"))
         if title:
             self.fig.suptitle(title)
         return self.fig

@@ -1,4 +1,5 @@
-"""Figures of the serving appendix (notebook 11): what each iteration of ``utils.serving.PagedEngine`` ran.
+"""Serving figures: notebook 06's schedules and rate sweep, and the serving appendix (notebook 11): what each
+iteration of ``utils.serving.PagedEngine`` ran.
 
 An iteration is one bar: it starts where the iteration starts and is as wide as it took, and it
 stacks the decode tokens it ran (one per running request, at the bottom) under the prefill-chunk
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import PolyCollection
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from ..i18n import tr
 from .base import COLORS, LEGEND_SIZE, subplots, wrap
-from .metrics import _draw_schedule, _schedule_legend
+from .metrics import _draw_schedule, _plain_log_y, _schedule_legend
 
 
 def _columns(ax, lefts, widths, bottoms, heights, label: str, **style) -> None:
@@ -118,4 +120,79 @@ def plot_engine_timeline(state: dict, title: str | None = None):
     W, H = fig.get_figwidth(), fig.get_figheight()
     # fixed margins in inches: the title above; below, the time axis (0.45) and the legend (two entries of two lines)
     fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.4 / H, bottom=1.3 / H, hspace=0.08)
+    return fig
+
+
+def plot_schedules(schedules: dict, title: str | None = None, stats: bool = True):
+    """Each schedule (name -> ``utils.serving.Run.schedule()``) as a timeline of its requests (see
+    ``_draw_schedule``). Each title: the name and, with ``stats``, TTFT p50 and p95 (numpy's default
+    percentiles) and the throughput, tokens/s and requests/s over the run and tokens/s while computing
+    (a panel whose table shows them passes ``stats=False``: each glyph costs drawing time). ``title``
+    defaults to "The same requests, served three ways"."""
+    names = list(schedules)
+    n_rows = max(len(s["arrival_s"]) for s in schedules.values())
+    fig, axes = subplots(len(names), 1, figsize=(10, 1.2 + (0.9 + 0.08 * n_rows) * len(names)), sharex=True,
+                         squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        s = schedules[name]
+        _draw_schedule(ax, s)
+        ax.set_title(tr("{name}: TTFT p50 {p50:.1f} ms, p95 {p95:.1f} ms | {tokens:.0f} tokens/s and {requests:.0f} "
+                        "requests/s over the run, {busy:.0f} tokens/s while computing", name=name,
+                        p50=s["ttft_p50_s"] * 1e3, p95=s["ttft_p95_s"] * 1e3, tokens=s["tokens_per_s"],
+                        requests=s["requests_per_s"], busy=s["busy_tokens_per_s"]) if stats else name, fontsize=9,
+                     loc="left", y=1.0, pad=4)  # a fixed place: matplotlib would otherwise measure every tick label
+    axes[-1][0].set_xlabel(tr("time (ms)"))
+    handles, labels = _schedule_legend(axes[0][0])  # the first sampling (µs) is thinner than a pixel here: say so
+    labels = [tr("first sampling (too short to see)") if label == tr("first sampling") else label for label in labels]
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=LEGEND_SIZE)
+    fig.suptitle(tr("The same requests, served three ways") if title is None else title, fontsize=11)
+    # Fixed margins, in inches (tight_layout measures every label: half the drawing time of a panel step):
+    # above, the title and the first axes' title; between, each axes' title; below, the time axis and the legend.
+    W, H, top, gap, bottom = fig.get_figwidth(), fig.get_figheight(), 0.75 if title != "" else 0.4, 0.45, 0.95
+    axes_h = (H - top - bottom - gap * (len(names) - 1)) / len(names)
+    fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - top / H, bottom=bottom / H, hspace=gap / axes_h)
+    return fig
+
+
+def plot_rate_sweep(sweep: dict, title: str | None = None):
+    """``sweep``: ``{"rate": [...], policy: [Run.summary() per rate]}``. Left: TTFT p50 (solid) and p95
+    (dashed); middle: TPOT p50 and p95; right: tokens/s over the run; against requests per second. One
+    legend under the three panels names the policies' colours and the two line styles.
+    ``title`` defaults to "Three policies as the arrival rate grows"."""
+    rate = np.asarray(sweep["rate"])
+    policies = [k for k in sweep if k != "rate"]
+    colors = dict(zip(policies, (COLORS["mask"], COLORS["prefill"], COLORS["decode"], COLORS["cached"])))
+    # policies often tie (at low rates they serve alike): wide lines and big hollow markers under narrow ones
+    # and small filled ones, so a tie shows every colour nested instead of the last policy drawn alone
+    styles = dict(zip(policies, ({"marker": "o", "ms": 9, "lw": 3.2, "mfc": "none", "mew": 1.4},
+                                 {"marker": "s", "ms": 6, "lw": 2.0, "mfc": "none", "mew": 1.2},
+                                 {"marker": "^", "ms": 4, "lw": 1.0}, {"marker": "D", "ms": 3, "lw": 0.8})))
+    fig, axes = subplots(1, 3, figsize=(13, 4.1))
+    for p in policies:
+        rows, st = sweep[p], styles[p]
+        for ax, key in zip(axes[:2], ("ttft", "tpot")):
+            ax.plot(rate, [r[f"{key}_p50_s"] * 1e3 for r in rows], "-", color=colors[p], **st)
+            ax.plot(rate, [r[f"{key}_p95_s"] * 1e3 for r in rows], "--", color=colors[p], lw=st["lw"] * 0.6)
+        axes[2].plot(rate, [r["tokens_per_s"] for r in rows], "-", color=colors[p], **st)
+    for ax, ylabel, sub in zip(axes, (tr("TTFT (ms, log scale)"), tr("TPOT (ms)"), tr("tokens/s over the run")),
+                               (tr("Time to first token (solid p50, dashed p95)"),
+                                tr("Time per output token (solid p50, dashed p95)"), tr("Throughput"))):
+        ax.set_xscale("log")
+        ax.set_xlabel(tr("arrival rate (requests/s, log scale)"))
+        ax.set_ylabel(ylabel)
+        ax.set_title(sub, fontsize=10)
+        ax.grid(True, alpha=0.3, which="both")
+    axes[0].set_yscale("log")
+    _plain_log_y(axes[0])
+    axes[1].set_ylim(bottom=0)
+    axes[2].set_ylim(bottom=0)
+    handles = [Line2D([], [], color=colors[p], label=p, **styles[p]) for p in policies]
+    handles += [Line2D([], [], color="k", ls=ls, label=label)  # black: grey is a policy's colour
+                for ls, label in (("-", tr("p50 (median)")), ("--", "p95"))]
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.06), ncol=len(handles),
+               fontsize=LEGEND_SIZE, frameon=False)
+    fig.text(0.5, 0.015, tr("Where markers nest, the policies' values coincide: a line that seems missing lies "
+                            "under another one."), ha="center", fontsize=LEGEND_SIZE)
+    fig.suptitle(tr("Three policies as the arrival rate grows") if title is None else title, fontsize=11)
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.85, bottom=0.3, wspace=0.28)
     return fig

@@ -6,7 +6,8 @@ import html
 
 from ..perf.timers import BENCH_CONFIGS
 from ..i18n import Names, tr
-from ..plots.metrics import model_label, plot_decode_bound, plot_schedules
+from ..plots.metrics import model_label, plain_number as _num, plot_decode_bound
+from ..plots.serving import plot_schedules
 from ..roofline import GPU_ROOFS, Roofs, decode_bound, ridge_batch
 from ..serving import POLICIES, PaddedBatchEngine, StepCostModel, Workload, poisson_arrivals, serve
 from ..sizing import MODEL_PRESETS, cache_bytes_for
@@ -39,9 +40,8 @@ CONTEXT_CHOICES = [128, 256, 512, 1024, 2048, 4096, 8192, 32768, 131072]
 
 
 def _ms(seconds: float) -> str:
-    """Milliseconds in one format for the whole table: 6,084.75 ms, 12.50 ms, 0.0123 ms."""
-    ms = seconds * 1e3
-    return f"{ms:,.2f} ms" if ms >= 0.1 else f"{ms:.3g} ms"
+    """Milliseconds in the table's one format: 6,085 ms, 12.5 ms, 0.0123 ms."""
+    return f"{_num(seconds * 1e3)} ms"
 
 
 def _decimal_bytes(n: float) -> str:
@@ -124,8 +124,8 @@ class DecodeBoundPanel(Panel):
             warn += f"<br><b style='color:#b00'>{full}</b>"
         if s["peak_flops"]:
             ridge = "B = " + format(s["ridge"], ",") if s["ridge"] else tr("beyond B = 4,096")
-            compute = [(tr("FLOPs per step / at the peak ({peak:,.3g} TFLOP/s)", peak=s["peak_flops"] / 1e12),
-                        f"{s['flops'] / 1e9:,.3g} GFLOP / {_ms(s['compute_s'])}"),
+            compute = [(tr("FLOPs per step / at the peak ({peak} TFLOP/s)", peak=_num(s["peak_flops"] / 1e12)),
+                        f"{_num(s['flops'] / 1e9)} GFLOP / {_ms(s['compute_s'])}"),
                        (tr("ridge batch (compute-bound from)"), ridge)]
         elif s["hardware"].startswith("this machine"):  # measured in float32 only
             compute = [(tr("compute roof"), tr("not measured in {dtype} on this machine: memory roof only",
@@ -142,7 +142,7 @@ class DecodeBoundPanel(Panel):
              f"{_decimal_bytes(s['total'])} / {_decimal_bytes(s['bytes_per_token'])}"),
             (tr("time to read them (memory roof)"), _ms(s["memory_s"])), *compute,
             (fastest, f"<b>{_ms(s['tpot_min_s'])}</b>"),
-            (tr("most tokens/s (all rows)"), f"<b>{s['max_tokens_per_s']:,.0f}</b>"),
+            (tr("most tokens/s (all rows)"), f"<b>{_num(s['max_tokens_per_s'])}</b>"),
             (tr("K/V share of the bytes read"), f"{s['kv_share']:.0%}"),
             (tr("KV cache memory"), _decimal_bytes(s["kv_memory"])),
         ]
@@ -229,8 +229,8 @@ class ArrivalsPanel(Panel):
         return kept[1]
 
     def plot(self, s: dict):
-        # drawing the three timelines is most of a slider step: each position's figure is drawn once
+        # drawing the three timelines is most of a slider step: each position's figure is drawn once, and
+        # without the texts the table right above already shows (its caption, each policy's numbers):
+        # every glyph costs drawing time
         return self.kept_figure((s["rate"], s["max_batch"], s["timeout_ms"]), lambda: plot_schedules(
-            {POLICY_NAMES[p]: r for p, r in s["runs"].items()},
-            title=tr("{n} requests at {rate} per second, B = {B}, static timeout {timeout} ms",
-                     n=len(self.max_new_tokens), rate=s["rate"], B=s["max_batch"], timeout=s["timeout_ms"])))
+            {POLICY_NAMES[p]: r for p, r in s["runs"].items()}, title="", stats=False))
