@@ -9,6 +9,7 @@ from utils import KVCache, StaticKVCache, decode_step, decode_stepper, generate,
 from utils.flat_decode import check_flat
 from utils.generate import left_pad
 from utils.sliding import SlidingWindowKVCache
+from utils.weight_layout import LAYOUTS, set_weight_layout
 
 
 def flat_ok(model, cache) -> bool:
@@ -31,10 +32,11 @@ def _caches(model, B, kind):
     return (StaticKVCache(model.cfg, B, 48), StaticKVCache(model.cfg, B, 48))
 
 
+@pytest.mark.parametrize("weights", LAYOUTS)  # how the weights sit in memory (utils/weight_layout.py)
 @pytest.mark.parametrize("kind", ["dynamic", "static"])
 @pytest.mark.parametrize("padded", [False, True], ids=["no-padding", "left-padded"])
-def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded):
-    model = any_layout_model
+def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded, weights):
+    model = set_weight_layout(any_layout_model, weights)
     if padded:
         ids, mask = left_pad([[5, 6, 7, 8, 9, 10], [11, 12], [13, 14, 15]])
     else:

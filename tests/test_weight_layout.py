@@ -1,13 +1,12 @@
 """The weights' memory layout (utils/weight_layout.py) changes how fast batch-1 decode streams them,
-never what the model computes beyond float rounding, and never the bit-for-bit agreement between the
-modules and the flat decode step."""
+never what the model computes beyond float rounding (the bit-for-bit agreement between the modules and
+the flat decode step, in either layout, is tests/test_flat_decode.py's)."""
 import copy
 
 import pytest
 import torch
 
 from conftest import prompt_ids, tiny_model
-from utils import StaticKVCache, decode_step, decode_stepper, prefill
 from utils.recompute import TOL
 from utils.weight_layout import LAYOUTS, MATVEC_LAYOUT, layout_of, set_weight_layout, weight_layout
 
@@ -46,20 +45,6 @@ def test_unknown_layout_is_a_clear_error():
 def test_layout_of_names_a_view_with_other_strides():
     w = torch.randn(4, 6)
     assert (layout_of(w), layout_of(w.t().contiguous().t()), layout_of(w[:, ::2])) == ("out_in", "in_out", "other")
-
-
-@pytest.mark.parametrize("layout", LAYOUTS)
-def test_flat_step_and_modules_agree_bit_for_bit_in_either_layout(layout):
-    model = set_weight_layout(tiny_model("GQA"), layout)
-    ids = prompt_ids(7)
-    kv_a, kv_b = StaticKVCache(model.cfg, 1, 16), StaticKVCache(model.cfg, 1, 16)
-    logits, _ = prefill(model, ids, cache=kv_a)
-    prefill(model, ids, cache=kv_b)
-    flat = decode_stepper(model, kv_b)
-    for _ in range(4):
-        tok = logits.argmax(-1)
-        logits, other = decode_step(model, tok, kv_a), flat(tok)
-        assert torch.equal(logits, other)
 
 
 def test_the_two_layouts_agree_within_TOL():

@@ -18,7 +18,9 @@ machine's two roofs; ``decode_time_vs_context``: steps at long contexts, to see 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import torch
 
 from .config import ModelConfig
@@ -158,8 +160,6 @@ def fit_batch_line(batches, tpot, from_batch: int = 4) -> tuple[float, float]:
     The smallest batches are left out: a few points measured on a busy machine, which need not lie
     on one line with the rest and would pull it (notebook 06, section 5).
     """
-    import numpy as np
-
     keep = [i for i, B in enumerate(batches) if B >= from_batch]
     if len(keep) < 2:
         raise ValueError(tr("a line needs at least two batches >= {from_batch}, got {batches}",
@@ -170,8 +170,6 @@ def fit_batch_line(batches, tpot, from_batch: int = 4) -> tuple[float, float]:
 
 def last_level_cache_bytes(cpu_dir: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
     """This CPU's largest cache (the last level), in bytes, from Linux's sysfs; None where it is not there."""
-    from pathlib import Path
-
     sizes = []
     for size in Path(cpu_dir).glob("index*/size"):
         text = size.read_text().strip()  # e.g. "32768K"

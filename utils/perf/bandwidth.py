@@ -27,9 +27,14 @@ from .stats import time_interleaved
 from .timers import check_lengths, random_ids, repeated_step
 
 
+def _linear_weights(model) -> list[torch.Tensor]:
+    """Every weight matrix a decode step multiplies by (the embedding lookup aside): (C_out, C_in) each."""
+    return [m.weight for m in model.modules() if isinstance(m, torch.nn.Linear)]
+
+
 def _matvec(model, dtype=None):
-    """One vector times every weight matrix the decode step reads (embedding lookup aside)."""
-    weights = [m.weight for m in model.modules() if isinstance(m, torch.nn.Linear)]  # (C_out, C_in) each
+    """One vector times every weight matrix the decode step reads."""
+    weights = _linear_weights(model)
     dtype = dtype or weights[0].dtype
     x = {w.shape[1]: torch.randn(1, w.shape[1], dtype=dtype) for w in weights}  # (1, C_in) per width
 
@@ -72,8 +77,7 @@ def decode_vs_bandwidth(
     fns["copy"], fns["read"] = (lambda: dst.copy_(src)), src.sum
     stats = time_interleaved(fns, repeats, warmup, progress)
     nbytes = decode_bytes_per_token(cfg, T, dtype)
-    weight_bytes = sum(m.weight.numel() * m.weight.element_size()
-                       for m in model.modules() if isinstance(m, torch.nn.Linear))
+    weight_bytes = sum(w.numel() * w.element_size() for w in _linear_weights(model))
     steps = {layout: stats[("step", layout)] for layout in models}
     achieved = steps[built].map(lambda s: nbytes["total"] / s)
     matvec = {layout: stats[("matvec", layout)].map(lambda s: weight_bytes / s) for layout in models}
