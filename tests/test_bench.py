@@ -61,7 +61,8 @@ def test_json_holds_samples_and_correctness_checks(quick):
     cfg = perf.BENCH_CONFIGS[bench.QUICK.big_config]
     assert c4["bytes"]["total"] == sum(decode_step_cost(cfg, bench.QUICK.context_len).bytes.values())
     assert c4["fraction"] == pytest.approx(c4["achieved_Bps"]["median"] / c4["limit_Bps"])
-    assert set(c4["matvec_Bps"]) == set(c4["steps_s"]) == {"in_out", "out_in"}  # both layouts, same run
+    assert set(c4["steps_s"]) == {"in_out", "out_in"}  # both layouts, same run; and each matvec both ways
+    assert set(c4["matvec_Bps"]) == {f"{lay}, {k}" for lay in ("in_out", "out_in") for k in perf.MATVEC_KERNELS}
     assert c4["layout"] == "in_out" and c4["best_matvec"] in c4["matvec_Bps"]
     assert c4["matvec_fraction"] == pytest.approx(
         c4["achieved_Bps"]["median"] / c4["matvec_Bps"][c4["best_matvec"]]["median"])

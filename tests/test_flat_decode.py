@@ -6,7 +6,7 @@ import torch
 
 from conftest import tiny_model
 from utils import KVCache, StaticKVCache, decode_step, decode_stepper, generate, prefill
-from utils.flat_decode import check_flat
+from utils.flat_decode import check_flat, flat_weights
 from utils.generate import left_pad
 from utils.sliding import SlidingWindowKVCache
 from utils.weight_layout import LAYOUTS, set_weight_layout
@@ -56,6 +56,31 @@ def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded
     assert (mod_kv.mask is None) == (flat_kv.mask is None)
     if padded:
         assert torch.equal(mod_kv.mask, flat_kv.mask)
+
+
+@pytest.fixture
+def two_threads():
+    # make test runs one torch thread, where the batch-1 split (utils/split_matvec.py) is off: turn it on
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("weights", LAYOUTS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_flat_step_at_batch_1_on_two_cores_equals_module_step_bit_for_bit(two_threads, dtype, weights):
+    model = set_weight_layout(tiny_model("GQA"), weights).to(dtype)
+    ids = torch.randint(0, 101, (1, 7), generator=torch.Generator().manual_seed(3))
+    a, b = (StaticKVCache(model.cfg, 1, 30, dtype=dtype) for _ in range(2))
+    logits, _ = prefill(model, ids, cache=a)
+    prefill(model, ids, cache=b)
+    step = decode_stepper(model, b)
+    assert flat_weights(model).layers[0].q.blocks is not None  # the split is on: each core streams a block
+    for _ in range(10):
+        tok = logits.argmax(-1)
+        logits, flat = decode_step(model, tok, a), step(tok)
+        assert torch.equal(logits, flat)
 
 
 def test_flat_step_in_bfloat16_equals_module_step():

@@ -40,6 +40,7 @@ READING_ORDER = [
     ("sampling.py", "temperature, top-k, top-p, greedy"),
     ("generate.py", "`prefill`, `decode_step`, `decode_stepper` and the `generate` loop"),
     ("flat_decode.py", "the decode step `generate` runs by default (`step=\"flat\"`): the same arithmetic without modules"),
+    ("split_matvec.py", "batch-1 products on every core: a weight's rows cut into one block per thread, the same bits"),
     ("weight_layout.py", "how the weights sit in memory: stored `[C_in, C_out]`, the order batch-1 decode streams fastest"),
     ("validate.py", "the argument guards the engine calls (read when an error message surprises you)"),
 ]

@@ -19,8 +19,8 @@ UTILS = REPO / "utils"
 ROOMS = [
     ("0", "the course's text in English and Chinese (every ring calls its tr)", ["i18n/"]),
     ("1", "the engine, in the order to read it", ["config.py", "attention.py", "cache.py", "model.py", "sampling.py",
-                                                  "generate.py", "flat_decode.py", "weight_layout.py",
-                                                  "validate.py"]),
+                                                  "generate.py", "flat_decode.py", "split_matvec.py",
+                                                  "weight_layout.py", "validate.py"]),
     ("1", "the paged cache, the third kind generate builds by name", ["block_pool.py", "paged.py"]),
     ("2", "measuring", ["sizing.py", "flops.py", "roofline.py", "perf/", "timeline.py", "recompute.py", "bench.py",
                         "bench_cases.py"]),

@@ -11,7 +11,8 @@ compared variants interleaved, medians with their quartiles):
   4. a ~100 M-parameter batch-1 decode step: bytes it must read / its time,     goal: >= 50 %
      against the memory bandwidth measured in the same run, and against torch's own
      matrix-vector product over the same weights in both layouts                goal: >= 90 %
-     (``utils/weight_layout.py``); the same step in bfloat16 and float16, with the logit change
+     (``utils/weight_layout.py``), one call per matrix or row blocks on every core
+     (``utils/split_matvec.py``); the same step in bfloat16 and float16, with the logit change
   5. serving seeded Poisson arrivals on the course model: the serving engine (``utils.serving``,
      continuous batching with chunked prefill on paged blocks) against one request at a time and
      static batches: throughput and p95 TTFT

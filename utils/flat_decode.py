@@ -12,7 +12,9 @@ function over those tensors (``flat_decode_step``). The arithmetic is exactly th
 and reshapes that only move the time axis of a single token). The weights are the model's own,
 in the memory layout it stores them (``utils/weight_layout.py``): at batch 1 every matrix is read
 once per step, so once the weights are large next to the per-op overhead (the benchmark's 100 M
-model, not the 3 MB course model) how fast the kernel streams that layout sets most of the step's time.
+model, not the 3 MB course model) how fast the kernel streams them sets most of the step's time.
+That is why each batch-1 product runs on every core, one block of the matrix's rows per core
+(``utils/split_matvec.py``: same kernel per output, so the same bits).
 
 ``generate(..., step="flat")`` (the default) runs this; ``step="modules"`` runs ``Decoder``.
 Where this function cannot compute what the modules would (a forward hook, train mode, the
@@ -31,25 +33,39 @@ import torch.nn.functional as F
 from .attention import apply_rope_rolled
 from .i18n import tr
 from .model import MLP, Attention, Block, Decoder, RMSNorm, plan_step
+from .split_matvec import matvec, rows_split
+
+
+class Weight(NamedTuple):
+    """A weight matrix and, for batch 1, its row blocks (``utils/split_matvec.py``): one per core."""
+    w: torch.Tensor  # (C_out, C_in)
+    blocks: torch.Tensor | None  # (k, C_in, C_out // k), a view of w; None: F.linear
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return matvec(x, self.w, self.blocks)  # (B, C_out)
+
+    @classmethod
+    def of(cls, w: torch.Tensor) -> "Weight":
+        return cls(w, rows_split(w))
 
 
 class LayerWeights(NamedTuple):
     attn_norm: torch.Tensor  # (C,)
-    q: torch.Tensor  # (H * d_h, C)
-    k: torch.Tensor  # (H_kv * d_h, C)
-    v: torch.Tensor  # (H_kv * d_h, C)
-    o: torch.Tensor  # (C, H * d_h)
+    q: Weight  # (H * d_h, C)
+    k: Weight  # (H_kv * d_h, C)
+    v: Weight  # (H_kv * d_h, C)
+    o: Weight  # (C, H * d_h)
     mlp_norm: torch.Tensor  # (C,)
-    gate: torch.Tensor  # (d_ff, C)
-    up: torch.Tensor  # (d_ff, C)
-    down: torch.Tensor  # (C, d_ff)
+    gate: Weight  # (d_ff, C)
+    up: Weight  # (d_ff, C)
+    down: Weight  # (C, d_ff)
 
 
 class FlatWeights(NamedTuple):
     embed: torch.Tensor  # (V, C)
     layers: tuple[LayerWeights, ...]
     norm: torch.Tensor  # (C,)
-    lm_head: torch.Tensor  # (V, C)
+    lm_head: Weight  # (V, C)
 
 
 # The classes whose forward flat_decode_step reproduces; anything else runs through the modules.
@@ -57,14 +73,14 @@ _FLAT_TYPES = (Decoder, Block, Attention, MLP, RMSNorm, nn.Linear, nn.Embedding,
 
 
 def flat_weights(model) -> FlatWeights:
-    """The model's own parameter tensors (not copies: in-place edits are seen), in step order."""
+    """The model's own parameter tensors (not copies, and views of them: in-place edits are seen), in step order."""
     layers = []
     for blk in model.layers:
         a, m = blk.self_attn, blk.mlp
-        layers.append(LayerWeights(blk.input_layernorm.weight, a.q_proj.weight, a.k_proj.weight, a.v_proj.weight,
-                                   a.o_proj.weight, blk.post_attention_layernorm.weight,
-                                   m.gate_proj.weight, m.up_proj.weight, m.down_proj.weight))
-    return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, model.lm_head.weight)
+        layers.append(LayerWeights(blk.input_layernorm.weight, *map(Weight.of, (a.q_proj.weight, a.k_proj.weight,
+                                   a.v_proj.weight, a.o_proj.weight)), blk.post_attention_layernorm.weight,
+                                   *map(Weight.of, (m.gate_proj.weight, m.up_proj.weight, m.down_proj.weight))))
+    return FlatWeights(model.embed_tokens.weight, tuple(layers), model.norm.weight, Weight.of(model.lm_head.weight))
 
 
 def check_flat(model, cache) -> None:
@@ -118,14 +134,14 @@ def flat_decode_step(model, w: FlatWeights, token_ids: torch.Tensor, cache) -> t
     for i, lw in enumerate(w.layers):
         h = F.rms_norm(x, (C,), lw.attn_norm, eps)
         # One query per head; the n_rep query heads that share a K/V head sit side by side.
-        q = F.linear(h, lw.q).view(B, H_kv, H // H_kv, d_h)  # (B, H_kv, n_rep, d_h)
-        k = F.linear(h, lw.k).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
-        v = F.linear(h, lw.v).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
+        q = lw.q(h).view(B, H_kv, H // H_kv, d_h)  # (B, H_kv, n_rep, d_h)
+        k = lw.k(h).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
+        v = lw.v(h).view(B, H_kv, 1, d_h)  # (B, H_kv, 1, d_h)
         q, k = apply_rope_rolled(q, cos, sin), apply_rope_rolled(k, cos, sin)
         k, v = cache.update(i, k, v)  # (B, H_kv, past + 1, d_h)
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H_kv, n_rep, d_h)
-        x = x + F.linear(out.reshape(B, H * d_h), lw.o)  # (B, C)
+        x = x + lw.o(out.reshape(B, H * d_h))  # (B, C)
         h = F.rms_norm(x, (C,), lw.mlp_norm, eps)
-        x = x + F.linear(F.silu(F.linear(h, lw.gate)) * F.linear(h, lw.up), lw.down)
+        x = x + lw.down(F.silu(lw.gate(h)) * lw.up(h))
     cache.append_mask(None, 1)
-    return F.linear(F.rms_norm(x, (C,), w.norm, eps), w.lm_head)  # (B, V)
+    return w.lm_head(F.rms_norm(x, (C,), w.norm, eps))  # (B, V)

@@ -20,7 +20,9 @@ in either layout. Against the same model stored the other way, the last bits can
 for one layout sums in another order than the kernel for the other (float rounding, within ``TOL``).
 
 The rule: ``Decoder`` stores its linear weights ``"in_out"`` (``MATVEC_LAYOUT``). It is measured on
-this CPU only; on a GPU, measure again before keeping it. An embedding tied to ``lm_head`` is left
+this CPU only; on a GPU, measure again before keeping it. With two or more torch threads the flat
+decode step also cuts each matrix into row blocks, one per core (``utils/split_matvec.py``); bench
+case 4 times both layouts both ways, and with the work split the two layouts come much closer. An embedding tied to ``lm_head`` is left
 as it is: the lookup reads rows of it.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ The metrics, for a request of B rows that each produce n new tokens:
 """
 from __future__ import annotations
 
-from .bandwidth import decode_dtypes, decode_vs_bandwidth  # noqa: F401
+from .bandwidth import MATVEC_KERNELS, decode_dtypes, decode_vs_bandwidth, products_vs_rows  # noqa: F401
 from .stats import Stats, metrics, paired_ratio, time_interleaved, torch_threads  # noqa: F401
 from .timers import (  # noqa: F401
     BENCH_CONFIGS, batch_sweep, check_lengths, decode_time_vs_context, fit_step_time,
