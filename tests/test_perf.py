@@ -52,3 +52,23 @@ def test_the_bandwidth_figure_calls_the_read_only_measurement_a_sum():
            "limit_Bps": 1.05e10, "fraction": 0.31}
     labels = [t.get_text() for t in plot_bandwidth(res).axes[0].get_xticklabels()]
     assert labels == ["copy\n(read + write)", "sum\n(read only)", "decode step\n(bytes / time)"]
+
+
+def test_products_vs_rows_times_every_weight_matrix_at_each_batch_size():
+    from utils import perf
+
+    model = Decoder(COURSE_CONFIG).eval()
+    out = perf.products_vs_rows(model, batch_sizes=(1, 2, 8), repeats=2, warmup=0)
+    assert out["B"] == [1, 2, 8] and [len(s.samples) for s in out["s"]] == [2, 2, 2]
+    linears = [m.weight for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert out["weight_bytes"] == sum(w.numel() * w.element_size() for w in linears)
+    with pytest.raises(ValueError, match="batch size"):
+        perf.products_vs_rows(model, batch_sizes=(1, 0))
+
+
+def test_decode_vs_bandwidth_refuses_an_unknown_kernel():
+    from utils import perf
+
+    with pytest.raises(ValueError, match="kernel"):
+        perf.decode_vs_bandwidth(Decoder(COURSE_CONFIG).eval(), context_len=4, repeats=1, kernels=("fast",),
+                                 n_bytes=2**20)
