@@ -91,6 +91,26 @@ def test_masked_forward_with_the_causal_mask_equals_the_model(model, prompt):
                                    atol=1e-5, rtol=0)
 
 
+def test_masked_forward_counts_each_rows_real_tokens_and_uses_the_mask_as_given(model, prompt):
+    """Notebook 07 once said masked_forward gives every row the position cache.seq_len. It does not: without
+    positions it counts each row's real tokens, as the model does; a mask of ones is what lets the padded
+    row see its pad keys (mystery 7)."""
+    from utils.generate import prefill
+    from utils.model import masked_forward, plan_step
+
+    ids, mask = bugs.padded_batch(prompt)  # (2, T): row 0 padded on the left
+    with torch.inference_mode():
+        logits, cache = prefill(model, ids, mask)
+        token = logits.argmax(-1)  # (2,)
+        positions = plan_step(cache, 2, 1).positions  # what masked_forward uses when given none
+        assert positions[:, 0].tolist() == cache.valid_counts().tolist() != [cache.seq_len] * 2
+        got = masked_forward(model, token[:, None], torch.ones(1, cache.seq_len + 1, dtype=torch.bool), cache=cache)
+        full_mask = torch.cat([mask, torch.ones(2, 1, dtype=mask.dtype)], 1)  # (2, T + 1)
+        full = model(torch.cat([ids, token[:, None]], 1), attention_mask=full_mask)
+    diff = (got[:, -1] - full[:, -1]).abs().amax(-1)  # (2,)
+    assert diff[1] < 1e-4 < diff[0]  # the full row is right; the padded row saw its padding
+
+
 def test_dropout_bug_needs_train_mode_and_dropout(model, prompt):
     twin = bugs.with_dropout(model, 0.1)
     assert twin.cfg.dropout == 0.1 and not twin.training

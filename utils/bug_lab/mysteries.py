@@ -1,49 +1,65 @@
-"""Mystery bugs: five broken engines with no name on them, for the learner to diagnose.
+"""Mystery bugs: ten broken engines with no name on them, in rising difficulty, for the learner to diagnose.
 
     m = bug_lab.mystery(1)
-    ids, mask = m.inputs(prompt)                 # the prompt (a padded batch for some mysteries)
+    ids, mask = m.inputs(prompt)                 # the batch every mystery runs on: two left-padded rows
     engine = m.engine()                           # {"prefill_fn": ..., "step_fn": ...}, fresh each call
     compare_with_recompute(model, ids, 6, attention_mask=mask, **engine)   # where does it diverge?
-    print(bug_lab.probe(model, prompt, 1))      # probe: what goes in, what the cache holds, pass by pass
-    print(bug_lab.probe(model, prompt, 1, correct=True))   # the same input through the correct engine
-    exercises.diagnose(1, "mask")                 # name it, from VOCABULARY
+    print(bug_lab.probe(model, prompt, 1))      # raw observations, pass by pass, next to a full recompute
+    print(bug_lab.probe(model, prompt))         # the same through the correct engine, to compare
+    exercises.diagnose(1, "mask")                 # name it, from VOCABULARY (mystery 10: two words)
 
-Each mystery is one of the bug lab's broken variants (``catalogue.py``); which one is only
-revealed by ``diagnose``. Nothing here prints the answer: ``repr`` of a mystery shows its number,
-and ``probe`` shows what an engine does, never what it is called.
+Each mystery is one broken variant (``catalogue.py``, ``mystery_engines.py``), the last one two at once.
+Nothing here prints the answer before ``diagnose`` does: ``repr`` of a mystery shows its number, the
+engine's functions are named after the mystery, and ``probe`` (``probe.py``) records what an engine
+does, never what it is called. A wrong guess is told which observation rules it out (``rules_out.py``).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
 
-from ..cache import KVCache
 from ..generate import decode_step, prefill
 from ..i18n import tr
 from ..model import check_model
 from ..validate import as_one_prompt, check_fits, check_ids, check_int
 from . import catalogue as bugs
-from .harness import N_STEPS, run_check, text_table
+from . import mystery_engines as engines
+from .harness import N_STEPS, run_check
+from .probe import Probe, run_probe
+from .rules_out import rule_out
 
-# The words a diagnosis may use, and the catalogue bug each one names.
-VOCABULARY = {"position": "positions", "mask": "mask", "axis": "concat_axis", "padding": "padding",
-              "dropout": "dropout", "layer0": "layer0", "refeed": "refeed", "beam": "beam"}
-# Chinese words a learner may answer with, in either language: each stands for one word of VOCABULARY.
-# (喂入 and 输入 are not the course's words for feeding tokens, but a learner may still answer with them.)
-ALIASES = {"位置": "position", "位置编号": "position", "掩码": "mask", "注意力掩码": "mask", "轴": "axis",
+# The words a diagnosis may use (what each names is the notebook's table), with the ways a learner may spell them.
+VOCABULARY = ("position", "mask", "axis", "padding", "dropout", "layer0", "refeed", "beam", "reset", "value")
+ALIASES = {"positions": "position", "positionids": "position", "masks": "mask", "attentionmask": "mask",
+           "concat": "axis", "dim": "axis", "pad": "padding", "padded": "padding", "train": "dropout",
+           "layers": "layer0", "feed": "refeed", "prompt": "refeed", "beams": "beam", "reorder": "beam",
+           "values": "value", "v": "value",
+           # Chinese words, each standing for one word of VOCABULARY (喂入 and 输入 are not the course's words
+           # for feeding tokens, but a learner may still answer with them)
+           "位置": "position", "位置编号": "position", "掩码": "mask", "注意力掩码": "mask", "轴": "axis",
            "拼接轴": "axis", "拼接维度": "axis", "维度": "axis", "填充": "padding", "左填充": "padding",
-           "随机失活": "dropout", "第0层": "layer0", "重复送入": "refeed", "重新送入": "refeed", "重复喂入": "refeed",
-           "重新喂入": "refeed", "重复输入": "refeed", "束搜索": "beam", "束": "beam"}
+           "随机失活": "dropout", "第0层": "layer0", "重复送入": "refeed", "重新送入": "refeed",
+           "重复喂入": "refeed",
+           "重新喂入": "refeed", "重复输入": "refeed", "束搜索": "beam", "束": "beam", "重置": "reset",
+           "缓存重置": "reset", "没有重置": "reset", "值": "value", "值向量": "value"}
+_SPLIT = re.compile(r"[+,/&，、和]|\band\b")  # "layer0 + mask", "layer0, mask", "第0层和掩码"
 
 
 @dataclass(frozen=True)
 class Mystery:
     n: int
-    _answer: str = field(repr=False)
+    _answers: tuple[tuple[str, ...], ...] = field(repr=False)  # per bug it holds: the words accepted, its own first
     _engine: Callable[[], dict] = field(repr=False)
+    _reveal: tuple[tuple[str, str, str], ...] = field(default=(), repr=False)  # per bug: title, cause, fix
     _hint: str = field(default="", repr=False)
+
+    @property
+    def _answer(self) -> str:
+        """The first accepted word of each bug, joined by " + " (what ``diagnose`` takes as the answer)."""
+        return " + ".join(words[0] for words in self._answers)
 
     def engine(self) -> dict:
         """A fresh ``{"prefill_fn", "step_fn"}`` pair, ready for ``compare_with_recompute(**engine)``.
@@ -60,6 +76,7 @@ class Mystery:
         """The recompute check with this engine (errors become an ``Outcome``, as in the bug lab). Your
         arguments are checked first: a mistake in them is a ``ValueError``, never blamed on the engine."""
         prompt = _checked(model, prompt, n_steps)
+        _last["input"] = (model, prompt)
         ids, mask = self.inputs(prompt)
         return run_check(model, ids, n_steps, attention_mask=mask, **self.engine())
 
@@ -86,148 +103,144 @@ def _plain(prefill_fn=prefill, step_fn=decode_step) -> Callable[[], dict]:
     return lambda: {"prefill_fn": prefill_fn, "step_fn": step_fn}
 
 
-def _refeed() -> dict:
-    variant = bugs.FeedEverything()  # it remembers the text: a fresh one per run
-    return {"prefill_fn": variant.prefill, "step_fn": variant.step}
+def _with(variant_class) -> Callable[[], dict]:
+    def make() -> dict:
+        variant = variant_class()  # it remembers state between passes: a fresh one per run
+        return {"prefill_fn": variant.prefill, "step_fn": variant.step}
+    return make
 
 
-_MYSTERIES = {
-    1: Mystery(1, "mask", _plain(step_fn=bugs.step_mask_ignores_cache),
-               _hint="prefill agrees; look at which keys the new query may see"),
-    2: Mystery(2, "layer0", _plain(prefill_fn=bugs.prefill_into(bugs.Layer0HistoryKVCache)),
-               _hint="prefill agrees; which layer's keys does layer 1 attend over? (the probe's last column)"),
-    3: Mystery(3, "position", _plain(step_fn=bugs.step_position_restarts),
-               _hint="prefill agrees and the cache grows right; what position does the new token get?"),
-    4: Mystery(4, "refeed", _refeed, _hint="watch cache.seq_len after each step: how much does it grow?"),
-    5: Mystery(5, "padding", _plain(prefill_fn=bugs.prefill_lengths_mixed_up),
-               _hint="it is wrong from step 0: run each row alone (attention_mask=torch.ones_like(row)) and compare "
-                     "the positions each row gets with the probe's"),
-}
+def _catalogued(key: str) -> tuple[str, str, str]:
+    bug = bugs.BUG_BY_KEY[key]
+    return bug.title, bug.cause, bug.check
+
+
+_PADDING_SEEN = ("Decode mask shows the padding", "a [1, S] mask of ones: right without padding, but a short row's "
+                 "query sees its pad keys too", "the new query sees its row's real keys and itself, never padding")
+_LAYER0 = _catalogued("layer0")
+_PAD_WORDS = ("padding", "mask")
+_MYSTERIES = {m.n: m for m in [
+    Mystery(1, (("mask",),), _plain(step_fn=bugs.step_mask_ignores_cache), (_catalogued("mask"),),
+            "compare the last query's mask row with the correct engine's"),
+    Mystery(2, (("refeed",),), _with(bugs.FeedEverything), (_catalogued("refeed"),),
+            "compare the input ids and the cache length after step 1 with the correct engine's"),
+    Mystery(3, (("position",),), _plain(step_fn=bugs.step_position_restarts), (_catalogued("positions"),),
+            "the prefill agrees; compare each row's position in step 1 with the batch's position line"),
+    Mystery(4, (("position",),), _plain(step_fn=engines.step_position_off_by_one),
+            (("Position off by one", "the new token gets the position of the last cached token",
+              "position = real tokens already cached"),),
+            "compare each row's position in step 1 with the position after its last one in the batch"),
+    Mystery(5, (("reset",),), _with(engines.ReusedCache),
+            (("Cache not reset between requests", "the engine keeps one cache: the last request's K/V stay in "
+              "front of the new prompt", "a new (or cleared) cache per request; seq_len == T after the prefill"),),
+            "look at the cache length and the positions right after the prefill"),
+    Mystery(6, (_PAD_WORDS,), _plain(prefill_fn=bugs.prefill_lengths_mixed_up), (_catalogued("padding"),),
+            "wrong from the prefill on: count the 1s of each row's mask row, and each row's real tokens"),
+    Mystery(7, (_PAD_WORDS,), _plain(step_fn=engines.step_sees_every_key), (_PADDING_SEEN,),
+            "row 1, without padding, stays right: read row 0's mask row key by key"),
+    Mystery(8, (("layer0",),), _plain(prefill_fn=bugs.prefill_into(bugs.Layer0HistoryKVCache)), (_LAYER0,),
+            "find the first layer whose output goes wrong; its input and its own new K are right: what else "
+            "does a layer read?"),
+    Mystery(9, (("value",),), _plain(prefill_fn=engines.rope_on_values_prefill),
+            (("RoPE applied to V", "the cache rotates values by their positions, as it should only keys",
+              "rotate q and k; V stays as v_proj made it"),),
+            "wrong from the prefill on, with positions and masks right: compare new K and new V in layer 0"),
+    Mystery(10, (("layer0",), _PAD_WORDS),
+            _plain(prefill_fn=bugs.prefill_into(bugs.Layer0HistoryKVCache), step_fn=engines.step_sees_every_key),
+            (_LAYER0, _PADDING_SEEN), "two bugs: read the rows one at a time. Where does each first go wrong, "
+                                      "and in which layer?"),
+]}
 
 
 def mystery(n: int) -> Mystery:
-    """Mystery ``n`` (1 to 5): a broken engine, nameless."""
+    """Mystery ``n`` (1 to 10): a broken engine, nameless."""
     check_int("n", n, minimum=1, maximum=len(_MYSTERIES))
     return _MYSTERIES[n]
 
 
 _tries: dict[int, set[str]] = {}
+_last: dict[str, tuple] = {}  # the model and prompt of the last check or probe: a wrong guess is judged on them
 
 
-def diagnose(n: int, guess: str) -> bool:
-    """Name mystery ``n`` with one word of ``VOCABULARY`` (or a Chinese word of ``ALIASES``). A wrong guess
-    says so; after two different wrong guesses you get a hint, after three the answer. Returns True when the
-    guess is right."""
+def _words(guess) -> list[str] | None:
+    """The words of a guess (a word, "a + b", or a list of words) as VOCABULARY spells them; None if one is unknown."""
+    parts = guess if isinstance(guess, (list, tuple, set)) else _SPLIT.split(guess) if isinstance(guess, str) else None
+    if not parts or not all(isinstance(p, str) for p in parts):
+        return None
+    words = [p.strip().lower().replace(" ", "").replace("_", "").replace("-", "") for p in parts]
+    words = [ALIASES.get(w, w) for w in words if w]
+    return words if words and all(w in VOCABULARY for w in words) else None
+
+
+def diagnose(n: int, guess) -> bool:
+    """Name mystery ``n`` with a word of ``VOCABULARY`` (or a spelling of ``ALIASES``); mystery 10 holds two
+    bugs, named as ``"word + word"``. A wrong word is told which observation rules it out; after two
+    different wrong guesses comes a hint, after three the answer. Returns True when the guess is right."""
     m = mystery(n)
-    word = guess.strip().lower().replace(" ", "").replace("_", "") if isinstance(guess, str) else None  # not a word
-    word = ALIASES.get(word, word)
-    if word not in VOCABULARY:
-        raise ValueError(tr("diagnose({n}, {guess!r}): name the bug with one of {words}", n=n, guess=guess,
-                            words=sorted(VOCABULARY)))
-    bug = bugs.BUG_BY_KEY[VOCABULARY[m._answer]]
-    title, cause = tr(bug.title), tr(bug.cause)
-    if word == m._answer:
+    words = _words(guess)
+    if words is None:  # not a word of the list: show the list, no traceback
+        print(tr("✗ mystery {n}: {guess!r} is not a word of the list. Name the bug with one of: {words}",
+                 n=n, guess=guess, words=", ".join(VOCABULARY)))
+        return False
+    named = [i for i, accepted in enumerate(m._answers) if set(accepted) & set(words)]
+    wrong = [w for w in dict.fromkeys(words) if not any(w in accepted for accepted in m._answers)]
+    if not wrong and len(named) == len(m._answers):
         _tries.pop(n, None)
-        print(tr("✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.",
-                 n=n, word=word, title=title, cause=cause, check=tr(bug.check)))
+        if len(m._reveal) == 1:
+            (title, cause, fix), = m._reveal
+            print(tr("✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.", n=n,
+                     word=" + ".join(words), title=tr(title), cause=tr(cause), check=tr(fix)))
+            return True
+        print(tr("✓ mystery {n} is '{word}', {k} bugs at once:", n=n, word=" + ".join(words), k=len(m._reveal)))
+        for title, cause, fix in m._reveal:
+            print(tr("  {title}: {cause}; check: {check}.", title=tr(title), cause=tr(cause), check=tr(fix)))
         return True
+    for w in wrong:
+        print(tr("✗ not '{word}': {why}", word=w, why=rule_out(w, *_observations(n))))
+    if named and not wrong:
+        print(tr("✓ '{word}' is one of the bugs of mystery {n}; it holds {k}: name them all, as 'word + word'.",
+                 word=" + ".join(words), n=n, k=len(m._answers)))
+        return False
     tried = _tries.setdefault(n, set())
-    tried.add(word)  # the same wrong word again (a cell run twice) does not count twice
+    tried.update(wrong)  # the same wrong word again (a cell run twice) does not count twice
     if len(tried) >= 3:
-        print(tr("✗ not '{word}'. Mystery {n} is '{answer}': {title} ({cause}). "
-                 "Its broken and fixed code are in the catalogue below.",
-                 word=word, n=n, answer=m._answer, title=title, cause=cause))
+        print(tr("Mystery {n} is '{answer}':", n=n, answer=m._answer))
+        for title, cause, fix in m._reveal:
+            print(tr("  {title}: {cause}; check: {check}.", title=tr(title), cause=tr(cause), check=tr(fix)))
+        print(tr("The catalogue below shows its bugs broken and fixed."))
     elif len(tried) == 2:
-        print(tr("✗ not '{word}'. Hint: {hint}", word=word, hint=tr(m._hint)))
-    else:
-        print(tr("✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?", word=word))
+        print(tr("Hint: {hint}", hint=tr(m._hint)))
     return False
 
 
-# --- probing: what an engine feeds and caches, pass by pass --------------------------------------
-
-PROBE_HEAD = ("pass", "tokens fed", "last position", "keys it sees", "seq_len",
-              "K layer 0 [B, H_kv, T, d_h]", "K layer 1", "layer 1 reads its own K")
+_seen: dict[tuple, tuple[Probe, Probe]] = {}
 
 
-@dataclass
-class Probe:
-    """One row per forward pass (the prefill, then each decode step), as a dict; prints as a table.
+def _observations(n: int) -> tuple[Probe, Probe]:
+    """Mystery ``n``'s probe and the correct engine's, on the model and prompt of the last check or probe
+    (the course model and its first prompt if there was none)."""
+    if "input" not in _last:
+        from ..course_model import load_course_model
 
-    Per batch row (joined by " / "): ``last_position``, the RoPE position of the last token fed;
-    ``keys_seen``, how many keys that token's query may attend to, of ``keys`` in its layer.
-    ``layer1_reads_own``: whether layer 1 attended over exactly the K stored for layer 1.
-    """
-
-    rows: list[dict]
-
-    def __str__(self) -> str:  # the rows' values stay as they are; only what is printed is translated
-        def cells(r: dict) -> tuple[str, ...]:
-            join = lambda xs: " / ".join(str(x) for x in xs)  # noqa: E731
-            step = r["pass"].removeprefix("step ")
-            return (tr("prefill") if step == "prefill" else tr("step {n}", n=step), str(r["tokens_fed"]),
-                    join(r["last_position"]), tr("{seen} of {keys}", seen=join(r["keys_seen"]), keys=r["keys"]),
-                    str(r["seq_len"]), str(r["k_layer0"]), str(r["k_layer1"]),
-                    {True: tr("yes"), False: tr("no"), None: "-"}[r["layer1_reads_own"]])
-        return text_table(tuple(map(tr, PROBE_HEAD)), [cells(r) for r in self.rows])
-
-    __repr__ = __str__
+        model, tok = load_course_model()
+        _last["input"] = (model, torch.tensor([tok.encode("<BOS> she has two white cats . she also likes")]))
+    model, prompt = _last["input"]
+    key = (n, id(model), tuple(prompt[0].tolist()))
+    if key not in _seen:
+        ids, mask = bugs.padded_batch(prompt)
+        _seen[key] = (run_probe(model, ids, mask, mystery(n).engine(), 2), run_probe(model, ids, mask, _plain()(), 2))
+    return _seen[key]
 
 
-def _watch(model, seen: dict):
-    """A forward pre-hook for layer 0: records what the pass feeds, and makes the cache report
-    whether layer 1 attends over the keys stored for layer 1."""
-    def hook(block, args):
-        x, rope, mask, cache = args[:4]  # Block.forward(x, rope, mask, cache, layer_idx, is_causal)
-        B, T = x.shape[:2]
-        S = cache.seq_len + T if mask is None else mask.shape[-1]  # keys after this pass's update
-        # the positions arrive as rows of the RoPE tables: find each row's last one in the model's table
-        last = rope.cos[..., -1, :].reshape(-1, rope.cos.shape[-1]).float()  # (1 or B, d_h)
-        positions = [int((model.rope_cos - row).abs().sum(-1).argmin()) for row in last]
-        if mask is None:  # no mask: the last query sees every key (a causal prefill too)
-            visible = [S]
-        else:  # [T, S] or [B, 1, T, S]: the last query's row, per batch row
-            visible = [int(n) for n in mask[..., -1, :].reshape(-1, S).sum(-1)]
-        seen.update(tokens_fed=T, last_position=positions * (B // len(positions)),
-                    keys_seen=visible * (B // len(visible)), keys=S, layer1_reads_own=None)
-        if not getattr(cache, "_probed", False):  # wrap this cache's update once
-            update = cache.update
+def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = False, n_steps: int = 2) -> Probe:
+    """Run an engine by hand, the prefill and ``n_steps`` greedy decode steps, and record each pass (``probe.py``).
 
-            def watched(layer, k, v):
-                K, V = update(layer, k, v)  # (B, H_kv, T_total, d_h): what the layer attends over
-                if layer == 1:
-                    seen["layer1_reads_own"] = torch.equal(K, cache.layer_kv(1)[0])
-                return K, V
-            cache.update, cache._probed = watched, True
-    return hook
-
-
-@torch.inference_mode()
-def probe(model, prompt: torch.Tensor, n: int | None = None, *, correct: bool = False,
-          n_steps: int = 2) -> Probe:
-    """Run an engine by hand, the prefill and ``n_steps`` greedy decode steps, and record each pass.
-
-    ``n``: mystery ``n`` on the batch every mystery runs on (two left-padded rows made from the
-    prompt ``[1, T]``). ``correct=True``, or ``n=None``: the correct ``prefill`` and ``decode_step``
-    on that same batch, to compare with. Returns a ``Probe``: tokens fed, positions, visible keys, ``seq_len``, the K
-    shapes of layers 0 and 1 and whether layer 1 attends over its own keys, after every pass.
+    ``n``: mystery ``n`` on the batch every mystery runs on (two left-padded rows made from the prompt
+    ``[1, T]``). ``correct=True``, or ``n=None``: the correct ``prefill`` and ``decode_step`` on that same
+    batch, to compare with.
     """
     prompt = _checked(model, prompt, n_steps)
-    if model.cfg.n_layers < 2:
-        raise ValueError(tr("probe compares layers 0 and 1: the model has n_layers={n_layers}",
-                            n_layers=model.cfg.n_layers))
-    ids, mask = bugs.padded_batch(prompt)  # every mystery's input, and the correct engine's to compare
     engine = _plain()() if n is None or correct else mystery(n).engine()
-    seen, rows = {}, []
-    handle = model.layers[0].register_forward_pre_hook(_watch(model, seen))
-    try:
-        for step in range(n_steps + 1):
-            if step == 0:
-                logits, cache = engine["prefill_fn"](model, ids, mask, KVCache())  # (B, V)
-            else:
-                logits = engine["step_fn"](model, logits.argmax(-1), cache)  # greedy: the engine's own choice
-            rows.append({"pass": "prefill" if step == 0 else f"step {step}", **seen, "seq_len": cache.seq_len,
-                         "k_layer0": list(cache.layer_kv(0)[0].shape), "k_layer1": list(cache.layer_kv(1)[0].shape)})
-    finally:
-        handle.remove()
-    return Probe(rows)
+    _last["input"] = (model, prompt)
+    ids, mask = bugs.padded_batch(prompt)
+    return run_probe(model, ids, mask, engine, n_steps)
