@@ -37,7 +37,7 @@ def _no_english(texts) -> list[str]:
     dot (cache.seq_len, torch.equal); the diagnosis words notebook 07 accepts (VOCABULARY: position,
     axis...) and "bug", as the Chinese lessons write it; and the unit tokens/s, as notebook 06 writes it."""
     kept = "|".join(["bug", "tokens(?=/s)", *VOCABULARY])
-    code = r"<code>.*?</code>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
+    code = r"(?s)<pre.*?</pre>|<code>.*?</code>|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
     cleaned = [re.sub(rf"(?<![A-Za-z])(?:{kept})(?![A-Za-z0-9_])", "", re.sub(code, "", str(t)), flags=re.I)
                for t in texts]
     return english_left(cleaned)
@@ -94,7 +94,7 @@ def test_the_four_seed_questions_keep_the_chinese_lessons_wording():
     seeds = [q for q in bank() if q.seed]
     assert len(asked) == len(seeds) == 4 and sorted(asked) == sorted(q.prompt for q in seeds)
     kv, skip, pos, trade = sorted(seeds, key=lambda q: ["choice", "truefalse", "fill", "open"].index(q.kind))
-    assert kv.answer == "K 和 V" and "从不复用" in kv.explanation
+    assert kv.answer == "第 2 层自己存的、之前每个 token 的 K 和 V" and "从不复用" in kv.explanation
     assert skip.answer is False and "注意力和 MLP" in skip.explanation
     assert pos.answer == 12 and f"按位置 {quiz_numbers.first_new_position(12)} 旋转" in pos.explanation
     assert "用显存换计算" in trade.answer
@@ -111,9 +111,11 @@ def test_the_tolerance_and_the_diagnoses_read_the_same_in_chinese():
     assert sorted(q.answer.split("：")[0] for q in diagnoses) == sorted(STEP1_BUGS)
     for q in diagnoses:
         assert [o.split("：")[0] for o in q.options] == list(STEP1_BUGS)
-        assert all(f"{w}：第 1 步" in q.explanation for w in STEP1_BUGS)
+        mine = q.answer.split("：")[0]  # its own evidence only: the others answer the other diagnoses
+        assert [w for w in STEP1_BUGS if f"{w}：第 1 步" in q.explanation] == [mine]
     several = next(q for q in bank() if "从第一个解码步起就出现偏差" in q.prompt)
-    assert "好几种" in several.answer and all(f"{w}：第 1 步" in several.explanation for w in STEP1_BUGS)
+    assert "好几种" in several.answer and all(w in several.explanation for w in STEP1_BUGS)
+    assert not any(f"{w}：第 1 步" in several.explanation for w in STEP1_BUGS)
     window = next(q for q in bank() if "下一个 token 的 RoPE 位置" in q.prompt)
     assert "淘汰" in window.explanation and "截断" not in window.explanation  # eviction: 淘汰, as notebook 13 says
 
@@ -264,8 +266,10 @@ def test_every_correct_chinese_answer_scores_and_every_wrong_one_does_not(zh):
         assert "不太对" in quiz.feedback[i].value and "正确答案是" in quiz.feedback[i].value
         assert quiz.answer(i, _right(q)) is True, q.prompt
         assert "正确" in quiz.feedback[i].value and "<b>解析：</b>" in quiz.feedback[i].value
-    n = len(QUESTIONS)
-    assert quiz.score == (n, n, n) and quiz.score_html.value == f"<b>得分：</b>已完成 {n} / {n} · 答对 {n}"
+        assert "只有第一次作答计分" in quiz.feedback[i].value  # a retry: right, but it does not score
+    n, n_open = len(QUESTIONS), sum(q.kind == "open" for q in QUESTIONS)
+    assert quiz.score == (n_open, n, n)
+    assert quiz.score_html.value == (f"<b>得分：</b>已完成 {n} / {n} · 首次答对 {n_open} · 重答才对 {n - n_open}（不计分）")
 
 
 def test_clicking_the_chinese_widgets_works_like_answer(zh):

@@ -1,4 +1,5 @@
-"""The self-test quiz (notebook 09): its engine, driven without a browser, and its question bank."""
+"""The self-tests (notebook 09's on 00 to 08, the appendices' at the end of 13): the engine, driven without a
+browser, its grading and first-attempt scoring, and the question banks."""
 import json
 import re
 import subprocess
@@ -9,7 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from utils.quiz import PLACEHOLDER, QUESTIONS, Question, answer_key, check_answer, question_sheet, questions_for
+from utils.quiz import (APPENDIX, PLACEHOLDER, QUESTIONS, Question, Scorecard, answer_key, check_answer, question_sheet,
+                        questions_for)
+from utils.quiz.snippet import run_snippet, snippet_text
 from utils.quiz import numbers as quiz_numbers
 from utils.recompute import TOL
 from utils.sizing import MODEL_PRESETS, kv_cache_bytes
@@ -38,18 +41,57 @@ def quiz():
     return Quiz(QUESTIONS)
 
 
-def test_every_correct_answer_scores_and_every_wrong_one_does_not(quiz):
-    for i, q in enumerate(QUESTIONS):
+@pytest.mark.parametrize("bank", [QUESTIONS, APPENDIX], ids=["00-08", "appendices"])
+def test_every_correct_answer_scores_and_every_wrong_one_does_not(bank):
+    right, wrong = Quiz(bank), Quiz(bank)
+    n, n_open = len(bank), sum(q.kind == "open" for q in bank)
+    for i, q in enumerate(bank):
         if q.kind == "open":
-            assert quiz.answer(i, "my own words") is None  # "check" only reveals the model answer
-            assert quiz.results[i] is None
-            quiz.self_mark(i, True)
-            assert quiz.results[i] is True
+            assert right.answer(i, "my own words") is None  # "check" only reveals the model answer
+            assert right.results[i] is None
+            right.self_mark(i, True)
+            assert right.results[i] is True
             continue
-        assert quiz.answer(i, _wrong(q)) is False, q.prompt
-        assert quiz.answer(i, _right(q)) is True, q.prompt
-        assert "Why:" in quiz.feedback[i].value  # the explanation is revealed after answering
-    assert quiz.score == (len(QUESTIONS), len(QUESTIONS), len(QUESTIONS))
+        assert right.answer(i, _right(q)) is True, q.prompt
+        assert "Why:" in right.feedback[i].value  # the explanation is revealed after answering
+        assert wrong.answer(i, _wrong(q)) is False, q.prompt
+    assert right.score == (n, n, n)
+    assert wrong.score == (0, n - n_open, n)
+
+
+def test_wrong_then_right_scores_as_wrong_and_is_marked_right_on_retry(quiz):
+    """A check shows the answer: answering again with it must not score (it did, before)."""
+    i = next(i for i, q in enumerate(QUESTIONS) if q.kind == "truefalse")
+    assert quiz.answer(i, _wrong(QUESTIONS[i])) is False
+    assert quiz.answer(i, _right(QUESTIONS[i])) is True  # this answer is right...
+    assert quiz.results[i] is False and quiz.score == (0, 1, len(QUESTIONS))  # ...but the first one counts
+    assert quiz.card.status(i) == "right on retry" and quiz.card.right_on_retry == 1
+    assert "only the first answer scores" in quiz.feedback[i].value
+    assert "right on retry 1 (not scored)" in quiz.score_html.value
+    j = next(j for j, q in enumerate(QUESTIONS) if q.kind == "choice")
+    assert quiz.answer(j, _right(QUESTIONS[j])) is True and quiz.answer(j, _wrong(QUESTIONS[j])) is False
+    assert quiz.results[j] is True and quiz.score == (1, 2, len(QUESTIONS))  # right first, then wrong: still right
+    k = next(k for k, q in enumerate(QUESTIONS) if q.kind == "open")
+    quiz.answer(k, "my answer")
+    quiz.self_mark(k, False)
+    assert quiz.mark_buttons[k][0].layout is not None and quiz._marks_box[k].layout.display == "none"
+    quiz.self_mark(k, True)  # a second mark does not change the first
+    assert quiz.results[k] is False and quiz.score == (1, 3, len(QUESTIONS))
+
+
+def test_only_the_first_attempt_scores_without_a_widget(capsys):
+    card = Scorecard(len(QUESTIONS))
+    i = next(i for i, q in enumerate(QUESTIONS) if q.seed and q.kind == "fill")  # the first new position
+    assert check_answer(QUESTIONS, i + 1, "11", card) is False
+    assert check_answer(QUESTIONS, i + 1, "12", card) is True
+    assert "only the first answer scores" in capsys.readouterr().out.split(f"Q{i + 1}. ✓ correct")[1]
+    assert card.score == (0, 1, len(QUESTIONS)) and card.status(i) == "right on retry" and card.right_on_retry == 1
+    j = next(j for j, q in enumerate(QUESTIONS) if q.kind == "choice")
+    check_answer(QUESTIONS, j + 1, _right(QUESTIONS[j]), card)
+    check_answer(QUESTIONS, j + 1, _wrong(QUESTIONS[j]), card)
+    assert card.score == (1, 2, len(QUESTIONS)) and card.status(j) == "right"
+    assert check_answer(QUESTIONS, i + 1, "12") is True  # without a card nothing is recorded
+    assert card.score == (1, 2, len(QUESTIONS))
 
 
 def test_running_score_counts(quiz):
@@ -61,13 +103,13 @@ def test_running_score_counts(quiz):
     quiz.answer(auto[1], _wrong(QUESTIONS[auto[1]]))
     assert quiz.score == (1, 2, n)
     assert f"done 2 / {n}" in quiz.score_html.value
-    quiz.answer(auto[1], _right(QUESTIONS[auto[1]]))  # a second try replaces the first
-    assert quiz.score == (2, 2, n)
+    quiz.answer(auto[1], _right(QUESTIONS[auto[1]]))  # a second try does not replace the first
+    assert quiz.score == (1, 2, n)
     opened = next(i for i, q in enumerate(QUESTIONS) if q.kind == "open")
     quiz.answer(opened, "memory for compute")
-    assert quiz.score == (2, 2, n)  # not done until self-marked
+    assert quiz.score == (1, 2, n)  # not done until self-marked
     quiz.self_mark(opened, False)
-    assert quiz.score == (2, 3, n)
+    assert quiz.score == (1, 3, n)
 
 
 def test_clicking_the_widgets_works_like_answer(quiz):
@@ -105,10 +147,106 @@ def test_fill_in_is_tolerant_to_case_whitespace_and_number_format():
     assert big.is_correct("131,072") and big.is_correct("131 072") and not big.is_correct("131073")
 
 
-def test_at_least_two_questions_per_notebook_00_to_08():
+def _fill(unit: str, bank=QUESTIONS) -> Question:
+    return next(q for q in bank if q.kind == "fill" and q.unit == unit)
+
+
+def test_fill_ins_accept_a_unit_of_the_right_kind_and_a_fraction():
+    gib = _fill("GiB")  # Llama-2-7B, 4096 tokens: 2 GiB
+    assert gib.answer == 2 and gib.answer_text() == "2 GiB"
+    for typed in ("2", "2 GiB", "2GiB", "2 gib", "2048 MiB", "2097152 KiB", "4/2 GiB"):
+        assert gib.is_correct(typed), typed
+    for typed in ("2 MiB", "2 GB", "2 ms", "2 bits", "3 GiB", "2 apples"):
+        assert not gib.is_correct(typed), typed
+    ms = _fill("ms")  # the TPOT: 20 ms
+    assert ms.is_correct("20 ms") and ms.is_correct("0.02 s") and not ms.is_correct("20 s")
+    bits = _fill("bits", APPENDIX)  # 4-bit codes with a float16 scale and minimum per 128 values
+    assert bits.is_correct("4.25 bits") and bits.is_correct("17/4") and bits.is_correct("4.25 位")
+    assert not bits.is_correct("4.25 bytes") and not bits.is_correct("4 bits")
+    per_round = next(q for q in APPENDIX if q.kind == "fill" and "on average" in q.prompt)  # 1 + 0.5 + 0.25
+    assert per_round.answer == 1.75 and per_round.is_correct("7/4") and per_round.is_correct("1.75 tokens")
+    assert not per_round.is_correct("7/5") and not per_round.is_correct("1/0")
+    unitless = next(q for q in QUESTIONS if q.seed and q.kind == "fill")  # a position has no unit
+    assert unitless.is_correct("12") and not unitless.is_correct("12 GiB")
+    quiz = Quiz(QUESTIONS)  # the widget grades the same way
+    assert quiz.answer(QUESTIONS.index(gib), "2 GiB") is True
+    assert Quiz(QUESTIONS).answer(QUESTIONS.index(gib), "2 MiB") is False
+    with pytest.raises(ValueError):
+        Question(4, "fill", "?", 2, "", unit="furlongs")
+
+
+def test_every_numeric_fill_in_that_names_a_unit_counts_in_it():
+    for q in [*QUESTIONS, *APPENDIX]:
+        if q.kind == "fill" and isinstance(q.answer, (int, float)) and q.unit:
+            assert q.is_correct(f"{q.answer} {q.unit}") and q.is_correct(q.answer_text()), q.prompt
+    named = {"GiB": "GiB", "KiB": "KiB", "ms": "in ms", "bytes": "bytes", "bits": "bits"}
+    for q in [*QUESTIONS, *APPENDIX]:
+        for unit, word in named.items():
+            if q.kind == "fill" and isinstance(q.answer, (int, float)) and word in q.prompt:
+                assert q.unit == unit, q.prompt
+
+
+# --- run this, predict, then check ------------------------------------------------------------------
+
+def _predictions() -> list[Question]:
+    return [q for q in QUESTIONS if q.code]
+
+
+def test_a_few_questions_ask_to_predict_what_a_snippet_gives_and_their_answers_are_its_output():
+    assert len(_predictions()) >= 3 and len({q.notebook for q in _predictions()}) >= 3
+    sheet = question_sheet(QUESTIONS)
+    for q in _predictions():
+        assert q.prompt.startswith("Run this, predict, then check") and q.kind == "fill"
+        assert str(_as_a_cell(q.code)) == q.answer, q.prompt  # the code shown gives the answer when run
+        assert all(line in sheet for line in q.code.splitlines() if line.strip())  # the code is on the sheet
+        assert q.answer not in sheet and q.answer not in q.prompt
+        assert f"It gives {q.answer}" in q.explanation
+    quiz = Quiz(QUESTIONS)
+    i = QUESTIONS.index(_predictions()[0])
+    assert "<pre" in quiz.widget.children[2 + i].children[0].value  # the card shows the code
+    shape = next(q for q in _predictions() if "What shape" in q.prompt)
+    assert shape.answer == "[3, 2, 9, 16]" and shape.is_correct("(3, 2, 9, 16)") and not shape.is_correct("[3, 4, 9, 16]")
+    reorder = next(q for q in _predictions() if "parents" in q.prompt)
+    assert reorder.is_correct("[2, 2, 0, 1]") and not reorder.is_correct("[0, 1, 2, 2]")
+
+
+def _as_a_cell(code: str):
+    """Run a snippet's text as a fresh notebook cell would (seeded like run_snippet) and return its last line's value."""
+    *body, last = code.strip().splitlines()
+    namespace: dict = {}
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        exec("\n".join(body), namespace)  # the bank's own snippet text, in a test
+        return eval(last, namespace)
+
+
+def _rand_sum():
+    import torch
+
+    return torch.rand(5).sum()
+
+
+def _no_value():
+    x = 1  # noqa: F841
+
+
+def test_run_snippet_leaves_the_random_state_alone_and_snippets_end_with_a_value():
+    torch.manual_seed(3)
+    expected = torch.rand(1)
+    torch.manual_seed(3)
+    run_snippet(_rand_sum)
+    assert torch.equal(torch.rand(1), expected)
+    assert snippet_text(_rand_sum) == "import torch\n\ntorch.rand(5).sum()"
+    with pytest.raises(ValueError, match="return"):
+        snippet_text(_no_value)
+
+
+def test_at_least_two_questions_per_notebook_00_to_08_and_notebook_09_asks_only_those():
     for nb in range(9):
         assert len(questions_for(nb)) >= 2, nb
-    assert {q.notebook for q in QUESTIONS} <= set(range(9)) | {10, 11, 12, 13}
+    assert {q.notebook for q in QUESTIONS} == set(range(9))
+    assert {q.notebook for q in APPENDIX} == {10, 11, 12, 13}
+    assert questions_for(10, 11, 12, 13) == APPENDIX
 
 
 def test_at_least_three_questions_per_appendix_notebook():
@@ -124,7 +262,8 @@ def test_the_four_seed_questions():
     seeds = [q for q in QUESTIONS if q.seed]
     assert len(seeds) == 4
     kv = next(q for q in seeds if q.kind == "choice")
-    assert kv.answer == "K and V"
+    assert kv.answer == "layer 2's own K and V of every earlier token"
+    assert any("layer 0" in o for o in kv.options) and any("Q, K and V" in o for o in kv.options)
     skip = next(q for q in seeds if q.kind == "truefalse")
     assert "skips the decoder blocks" in skip.prompt and skip.answer is False
     pos = next(q for q in seeds if q.kind == "fill")
@@ -357,7 +496,8 @@ def test_the_diagnoses_state_the_step_and_cache_length_the_bug_lab_measures():
         assert step in q.prompt.casefold().replace("first decode step", "step 1"), (ev.step, q.prompt)
         assert f"cache.seq_len {'still reads ' if ev.seq_len == 'T' else 'is '}{ev.seq_len}" in q.prompt, q.prompt
         assert ev.words() in q.explanation
-        assert all(evidence[w].words() in q.explanation for w in STEP1_BUGS)  # the distractors' evidence too
+        others = [w for w in STEP1_BUGS if w != q.answer.split(":")[0]]
+        assert not any(evidence[w].words() in q.explanation for w in others)  # they answer the other diagnoses
     T = quiz_numbers.PROMPT_LEN
     assert evidence["refeed"].n_cached == 2 * T + 1 and evidence["axis"].n_cached == T
     assert all(evidence[w].n_cached == T + 1 for w in ("position", "mask", "layer0"))
@@ -375,19 +515,29 @@ def test_step_and_cache_length_alone_leave_three_bugs_that_other_evidence_tells_
 def test_the_bug_lab_itself_finds_these_bugs_first_at_step_1_on_the_course_model():
     from utils import load_course_model
     from utils import bug_lab as bugs
-    from utils.bug_lab.mysteries import VOCABULARY
-
     model, tok = load_course_model()
     prompt = torch.tensor([tok.encode("<BOS> she has two white cats .")])
-    for word in STEP1_BUGS:
-        assert bugs.BUG_BY_KEY[VOCABULARY[word]].run(model, prompt, fixed=False).first_step == 1, word
+    catalogued = {"position": "positions", "mask": "mask", "axis": "concat_axis", "layer0": "layer0", "refeed": "refeed"}
+    assert set(catalogued) == set(STEP1_BUGS)
+    for word, key in catalogued.items():
+        assert bugs.BUG_BY_KEY[key].run(model, prompt, fixed=False).first_step == 1, word
 
 
 def test_diverging_from_step_1_is_not_taught_as_one_bug():
     q = next(q for q in QUESTIONS if "diverge from the first decode step" in q.prompt)
     assert q.answer not in [o for o in q.options if "position" in o]
     assert "several" in q.answer
-    assert all(f"{w}: step 1" in q.explanation or f"{w}: raises at step 1" in q.explanation for w in STEP1_BUGS)
+    assert all(w in q.explanation for w in STEP1_BUGS) and "step 1" in q.explanation
+
+
+def test_no_explanation_gives_away_a_diagnosis_asked_later():
+    """Q29's explanation used to print every bug's evidence, which answered the five diagnoses after it."""
+    evidence = quiz_numbers.bug_evidence()
+    diagnoses = _diagnoses()
+    for q in QUESTIONS:
+        told = [w for w in STEP1_BUGS if evidence[w].words() in q.explanation]
+        assert told == ([q.answer.split(":")[0]] if q in diagnoses else []), q.prompt
+        assert q in diagnoses or "cache.seq_len 1" not in q.explanation, q.prompt
 
 
 # --- the roofline and the sliding window -----------------------------------------------------------
@@ -425,3 +575,36 @@ def test_the_sliding_window_range_answers_follow_the_band_mask_and_the_cache():
     nxt = next(q for q in QUESTIONS if "decodes one more token" in q.prompt)
     assert nxt.answer == "4..11" and quiz_numbers.next_token_span(8, 11) == (11, "4..11")
     assert "3..10" in nxt.options and "0..7" in nxt.options  # the stored-before and the slot-index mistakes
+
+
+# --- answers the course's own notebooks bear out ---------------------------------------------------
+
+def test_the_stop_string_answer_is_a_search_not_the_endswith_test_its_explanation_faults():
+    q = next(q for q in QUESTIONS if "stop string" in q.prompt.casefold())
+    assert "searches" in q.answer and "ends with" not in q.answer
+    assert any("ends with" in o for o in q.options)  # the endswith test is a distractor
+    assert "misses" in q.explanation and "inside the last token" in q.explanation
+
+
+def test_the_beam_memory_question_says_which_cache_it_means():
+    q = next(q for q in QUESTIONS if "4 beams" in q.prompt)
+    assert "one row per beam" in q.prompt and q.answer is True
+    assert "copy-on-write" in q.explanation  # the paged cache of appendix 10 shares the prompt's blocks
+
+
+def test_the_appendix_answers_match_what_notebooks_11_and_12_measure():
+    chunked = next(q for q in APPENDIX if q.prompt.startswith("Chunked prefill lowers"))
+    assert chunked.answer is False and "a little" not in chunked.explanation and "raises" in chunked.explanation
+    slower = next(q for q in APPENDIX if "can be slower" in q.prompt)
+    assert "large fraction" in slower.answer and "flat" in slower.answer  # a draft pass is not cheap here
+    assert not any("costs little more than a pass of its draft" in o for o in slower.options)
+    assert "k + 1 times" in " ".join(slower.options)  # notebook 12 measures a pass over k + 1 tokens at far less
+
+
+def test_the_appendix_self_test_is_its_own_quiz_with_the_same_scoring():
+    quiz = Quiz(APPENDIX, title="Appendices")
+    assert quiz.questions == APPENDIX and quiz.score == (0, 0, len(APPENDIX))
+    i = next(i for i, q in enumerate(APPENDIX) if q.kind == "fill" and q.unit == "bits")
+    assert quiz.answer(i, "4 bits") is False and quiz.answer(i, "4.25 bits") is True
+    assert quiz.score == (0, 1, len(APPENDIX)) and quiz.card.right_on_retry == 1
+    assert "Q1. [notebook 10" in question_sheet(APPENDIX)

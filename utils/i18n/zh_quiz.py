@@ -1,4 +1,4 @@
-"""Chinese catalogue part: the self-test's frame (utils/quiz/question.py, utils/widgets/quiz.py).
+"""Chinese catalogue part: the self-tests' frame (utils/quiz/question.py, utils/widgets/quiz.py).
 
 The questions themselves (prompts, options, answers, explanations) are written whole, each beside its
 English, in the bank (``utils/quiz/``); here are the labels around them.
@@ -18,6 +18,7 @@ MESSAGES: dict[str, str] = {
     "Q{number}. {verdict}": "第 {number} 题 {verdict}",
     "✓ correct": "✓ 正确",
     "✗ not quite: the answer is {answer}": "✗ 不太对，正确答案是：{answer}",
+    " (a retry: only the first answer scores)": "（这是重答：只有第一次作答计分）",
     # utils/widgets/quiz.py: the cards, the buttons, the feedback and the score (each card names its
     # notebook with tr(SERIES title): those titles are in zh_core, with the course map)
     "Self-test": "自测",
@@ -37,7 +38,9 @@ MESSAGES: dict[str, str] = {
         "<span style='color:#b00'>&#10008; 不太对</span>，正确答案是 <b>{answer}</b>",
     "<br>&#10004; marked as known": "<br>&#10004; 已标记为掌握",
     "<br>&#10008; marked to revisit": "<br>&#10008; 已标记为待复习",
-    "<b>Score:</b> done {done} / {total} · correct {correct}": "<b>得分：</b>已完成 {done} / {total} · 答对 {correct}",
+    "<b>Score:</b> done {done} / {total} · right first time {correct}": "<b>得分：</b>已完成 {done} / {total} · 首次答对 {correct}",
+    " · right on retry {n} (not scored)": " · 重答才对 {n}（不计分）",
+    " <i>(a retry: only the first answer scores)</i>": " <i>（这是重答：只有第一次作答计分）</i>",
     "[quiz: {n} questions; run the notebook in Jupyter or Colab to answer them]":
         "[测验：共 {n} 题；在 Jupyter 或 Colab 中运行本笔记本即可作答]",
 }

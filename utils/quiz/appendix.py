@@ -156,18 +156,18 @@ APPENDIX: list[Question] = [
                       "of its prompt tokens are prefilled in this iteration?",
                 "zh": f"推理服务引擎跑一次迭代，max_batch_tokens = {_BUDGET}，prefill_chunk = {_CHUNK}。有 {_DECODING} "
                       f"个请求正在解码，一条 {_PROMPT} 个 token 的提示词在排队。这次迭代会预填充它的多少个提示词 token？"},
-        answer=chunk_this_iteration,
+        answer=chunk_this_iteration, unit="tokens",
         why=_chunk_why),
     ask(11, "truefalse",
         prompt={"en": "Chunked prefill lowers the time to first token of the long prompt that is chunked.",
                 "zh": "分块预填充能降低被分块的那条长提示词的首 token 延迟（TTFT）。"},
         answer=False,
-        why={"en": "It raises it, several times over in notebook 11's measurement: the prompt is spread over several "
-                   "iterations, and each of them pays a forward pass's fixed cost and shares the token budget with the "
-                   "decodes. What chunking buys is a bounded stall for the requests already decoding (their "
-                   "inter-token latency).",
-             "zh": "不降反升，笔记本 11 实测是不分块时的好几倍：这条提示词被摊到好几次迭代里，每次迭代都要付一次前向计算的固定开销，"
-                   "还要和解码共用 token 预算。分块换来的是正在解码的请求每次只会被卡住一小会儿（它们的 token 间延迟有了上限）。"}),
+        why={"en": "It raises it, by a clear factor in notebook 11's measurement (the cell prints it): the prompt is "
+                   "spread over several iterations, and each of them pays a forward pass's fixed cost and shares the "
+                   "token budget with the decodes. What chunking buys is a shorter stall for the requests already "
+                   "decoding (their worst inter-token latency).",
+             "zh": "不降反升，笔记本 11 实测它明显变长（倍数由那个单元格打印）：这条提示词被摊到好几次迭代里，每次迭代都要付一次前向计算的"
+                   "固定开销，还要和解码共用 token 预算。分块换来的是正在解码的请求被卡住的时间更短（它们最长的 token 间延迟变小）。"}),
     ask(11, "choice",
         prompt={"en": "The block pool runs out while running requests decode. What does the engine of notebook 11 do?",
                 "zh": "请求正在解码时块池用完了，笔记本 11 里的引擎会怎么做？"},
@@ -193,7 +193,7 @@ APPENDIX: list[Question] = [
                       f"(independently) and the draft proposes k = {_K}. How many tokens does one round add on average?",
                 "zh": f"推测解码中，每个草稿 token 被接受的概率是 {_ALPHA}（相互独立），草稿一次提出 k = {_K} 个。"
                       "平均每轮能新增几个 token？"},
-        answer=lambda: expected_tokens_per_round(_ALPHA, _K),
+        answer=lambda: expected_tokens_per_round(_ALPHA, _K), unit="tokens",
         why=_round_why),
     ask(12, "truefalse",
         prompt={"en": "Greedy speculative decoding can produce tokens that the target model alone would not.",
@@ -223,18 +223,28 @@ APPENDIX: list[Question] = [
         prompt={"en": "On this course's CPU, speculative decoding with the small draft can be slower than plain greedy "
                       "decoding. Why?",
                 "zh": "在本课程的 CPU 上，用小草稿模型做推测解码可能比普通贪心解码还慢。为什么？"},
-        options={"en": ("a pass of the tiny target costs little more than a pass of its draft",
-                        "the draft's tokens are always refused", "the rollback recomputes the whole cache",
-                        "sampling needs the residual distribution"),
-                 "zh": ("微型目标模型的一次前向计算只比草稿模型的贵一点", "草稿 token 总是被拒绝", "回滚要重算整个缓存", "采样需要残差分布")},
+        options={"en": ("a draft pass still costs a large fraction of a target pass, and plain greedy decoding runs "
+                        "the faster flat step",
+                        "the target refuses most drafts, so nearly every round adds a single token",
+                        "a target pass over k + 1 tokens costs about k + 1 times a pass over one",
+                        "rolling a refused draft back recomputes the whole cache"),
+                 "zh": ("草稿模型的一次前向计算仍要花掉目标模型的一大部分，而普通贪心解码用的是更快的扁平写法解码步",
+                        "目标模型拒绝了大部分草稿，几乎每轮只新增一个 token",
+                        "目标模型对 k + 1 个 token 做一次前向计算，开销约是只算一个 token 的 k + 1 倍",
+                        "回滚被拒绝的草稿要重算整个缓存")},
         answer=0,
-        why={"en": "A round costs k draft passes plus one target pass. The speed-up needs target passes that are much "
-                   "dearer than draft passes (a large model on a GPU, where a decode pass is bound by reading the "
-                   "weights, so scoring k + 1 tokens costs about as much as a pass over one); here both are small and k "
-                   "draft passes eat the saving.",
-             "zh": "一轮的开销是草稿模型的 k 次前向计算加目标模型的一次前向计算。要有加速，目标模型的一次前向计算必须比草稿模型的"
-                   "贵得多（比如 GPU 上的大模型：解码的瓶颈在读权重，一次前向计算给 k + 1 个 token 打分，开销和只算一个 token 差不多）；"
-                   "这里两个模型都很小，草稿模型的 k 次前向计算就把省下的时间吃掉了。"}),
+        why={"en": "A round costs k draft passes plus one target pass over k + 1 tokens. The speed-up needs draft passes "
+                   "much cheaper than target passes (a large target on a GPU, whose decode pass is bound by reading the "
+                   "weights, with a draft a few percent of its cost). On models this small a pass is mostly per-call "
+                   "work, so notebook 12 measures a draft pass at a large fraction of a target pass, far above its share "
+                   "of the parameters. The drafts are accepted often and a pass over k + 1 tokens costs little more "
+                   "than one, yet the speculative loop runs the target module by module, while generate runs the flat "
+                   "decode step: against it, speculation loses on this CPU.",
+             "zh": "一轮的开销是草稿模型的 k 次前向计算，加上目标模型对 k + 1 个 token 的一次前向计算。要有加速，草稿模型的前向计算必须"
+                   "比目标模型的便宜得多（比如 GPU 上的大目标模型：它的解码受限于读权重，草稿模型的开销只有它的百分之几）。这么小的模型，"
+                   "一次前向计算主要是每次调用的开销，所以笔记本 12 实测草稿模型的一次前向计算占目标模型的一大部分，远高于它的参数占比。"
+                   "草稿被接受得不算少，对 k + 1 个 token 做一次前向计算也只比算一个贵一点；但推测解码的循环逐个模块运行目标模型，"
+                   "generate 用的却是扁平写法的解码步：在这台 CPU 上，推测解码比不过它。"}),
     # 13 · a smaller KV cache
     ask(13, "fill",
         prompt={"en": f"Values are quantized to {_BITS} bits in groups of d_h = {_D_H} channels (one group per token "
@@ -242,7 +252,7 @@ APPENDIX: list[Question] = [
                       "take on average?",
                 "zh": f"把值量化成 {_BITS} 位，每组是 d_h = {_D_H} 个通道（每个 token 每个头一组），每组另存一个 float16 "
                       "缩放系数和一个 float16 最小值。平均每个值占多少位？"},
-        answer=bits_per_value,
+        answer=bits_per_value, unit="bits",
         why=_bits_why),
     ask(13, "truefalse",
         prompt={"en": "With attention sinks and a recent window, the next token's RoPE position is the number of "

@@ -15,13 +15,12 @@ from ..sizing import kv_bytes_per_token, kv_cache_bytes
 from . import numbers as N
 from .bilingual import ask
 from .question import Question, format_answer
+from .snippet import run_snippet, snippet_text
 
 _L7B, _L3 = N.LLAMA2, N.LLAMA3
 _L7B_GIB = kv_cache_bytes(_L7B.n_layers, 1, _L7B.n_kv_heads, 4096, _L7B.head_dim, "float16") / 2**30
 _L3_KIB = kv_bytes_per_token(_L3, "float16") / 2**10
 _L3_GROUP = _L3.n_heads // _L3.n_kv_heads
-_MQA_KIND = ModelConfig(vocab_size=8, n_layers=1, n_heads=8, n_kv_heads=1, d_model=64, d_ff=64,
-                        max_seq_len=8).attention_kind
 _ATTENTION_KINDS = ("MHA", "GQA", "MQA")
 
 # The roofline questions: Llama-2-7B in float16 against the published GPU roofs.
@@ -88,6 +87,48 @@ def _prefill_above_decode_below() -> int:
     return 0
 
 
+def _gqa_code():
+    import torch
+    from utils.attention import repeat_kv
+
+    kv = torch.tensor([10.0, 20.0]).view(1, 2, 1, 1)
+    return repeat_kv(kv, 4).flatten().tolist()
+
+
+_GQA_CODE = snippet_text(_gqa_code)  # the code the question shows
+
+
+def _decode_code():
+    import torch
+    from utils import Decoder, ModelConfig, decode_step, prefill
+
+    cfg = ModelConfig(vocab_size=64, n_layers=2, n_heads=4, n_kv_heads=2, d_model=64, d_ff=128, max_seq_len=64)
+    model = Decoder(cfg).eval()
+    logits, cache = prefill(model, torch.zeros(3, 5, dtype=torch.long))
+    for _ in range(4):
+        logits = decode_step(model, logits.argmax(-1), cache)
+    return list(cache.layer_kv(1)[1].shape)
+
+
+_DECODE_CODE = snippet_text(_decode_code)  # the code the question shows
+
+
+def _gqa_why() -> dict[str, str]:
+    got = run_snippet(_gqa_code)
+    return {"en": f"It gives {got}: query head h reads K/V head h // (H / H_kv) = h // 4, so heads 0 to 3 share K/V "
+                  "head 0 and heads 4 to 7 share head 1 (neighbours form a group; the heads are not interleaved). ",
+            "zh": f"结果是 {got}：查询头 h 读 h // (H / H_kv) = h // 4 号 K/V 头，所以 0 到 3 号查询头共用 0 号 K/V 头，4 到 7 号"
+                  "共用 1 号（相邻的头组成一组，不是交错分配）。缓存只存这 2 个头，扩展发生在读出缓存之后。"}
+
+
+def _decode_shape_why() -> dict[str, str]:
+    got = run_snippet(_decode_code)
+    return {"en": f"It gives {got}: [B, H_kv, T, d_h], the value tensor of layer 1 (every layer has its own). Only "
+                  "the H_kv = 2 heads are stored, and T is the 5 prompt positions plus one per decode step, 9.",
+            "zh": f"结果是 {got}：[B, H_kv, T, d_h]，第 1 层的 V 张量（每一层都有自己的一份）。只存 H_kv = 2 个头；"
+                  "T 是 5 个提示词位置，再加上每个解码步一个，共 9 个。"}
+
+
 BASICS: list[Question] = [
     # 00 · tour
     ask(0, "choice",
@@ -116,13 +157,16 @@ BASICS: list[Question] = [
         why={"en": f"{_L3_GROUP} query heads share each K/V head: grouped-query attention (GQA). H_kv = H is MHA, "
                    "H_kv = 1 is MQA.",
              "zh": f"每 {_L3_GROUP} 个查询头共享一个 K/V 头：这是分组查询注意力（GQA）。H_kv = H 是 MHA，H_kv = 1 是 MQA。"}),
-    ask(1, "fill",
-        prompt={"en": "Multi-query attention (MQA) keeps how many key/value heads (H_kv)?",
-                "zh": "多查询注意力（MQA）保留几个键/值头（H_kv）？"},
-        answer=1,
-        why={"en": f"All query heads share a single K/V head (ModelConfig reports it as {_MQA_KIND!r}); the cache "
-                   "is H times smaller than with MHA.",
-             "zh": f"所有查询头共享同一个 K/V 头（ModelConfig 把它报告为 {_MQA_KIND!r}）；缓存只有 MHA 时的 1/H。"}),
+    ask(1, "fill", code=_GQA_CODE,
+        prompt={"en": "Run this, predict, then check. A model has H = 8 query heads and H_kv = 2 K/V heads; below, "
+                      "K/V head 0 holds the value 10 and head 1 the value 20 (shape [B, H_kv, T, d_h] = [1, 2, 1, 1]). "
+                      "repeat_kv gives every query head the K/V head it reads. What does the last line give? (write "
+                      "the list)",
+                "zh": "先预测，再检查，最后自己运行。模型有 H = 8 个查询头、H_kv = 2 个 K/V 头；下面 0 号 K/V 头的值是 10，1 号是 20"
+                      "（形状 [B, H_kv, T, d_h] = [1, 2, 1, 1]）。repeat_kv 给每个查询头配上它要读的 K/V 头。最后一行的结果是什么？"
+                      "（写出整个列表）"},
+        answer=lambda: str(run_snippet(_gqa_code)),
+        why=_gqa_why),
     ask(1, "truefalse",
         prompt={"en": "Prefill processes all prompt tokens in parallel, so it does not need a causal mask.",
                 "zh": "预填充并行处理全部提示词 token，所以不需要因果掩码。"},
@@ -132,14 +176,18 @@ BASICS: list[Question] = [
              "zh": "在提示词内部，第 t 个 token 仍然不能看到它之后的 token；预填充用的因果掩码和训练时完全一样。"}),
     # 02 · prefill
     ask(2, "choice", seed=True,
-        prompt={"en": "Which two tensors does the KV cache keep for every layer?",
-                "zh": "KV 缓存为每一层保存哪两个张量？"},
-        options={"en": ("Q and K", "K and V", "Q and V", "hidden states and logits"),
-                 "zh": ("Q 和 K", "K 和 V", "Q 和 V", "隐藏状态和 logits")},
-        answer=1,
-        why={"en": "Keys and values of past tokens are all a new query needs; queries are computed fresh for each new "
-                   "token and never reused, so caching them would only waste memory.",
-             "zh": "新的查询需要的只是过去 token 的键和值；每个新 token 的查询都是现算的，从不复用，缓存它只会浪费显存。"}),
+        prompt={"en": "During a decode step, layer 2's attention reads what from the KV cache?",
+                "zh": "解码步中，第 2 层的注意力从 KV 缓存里读什么？"},
+        options={"en": ("layer 2's own K and V of every earlier token", "layer 2's Q, K and V of every earlier token",
+                        "layer 0's K and V, which every layer shares", "the last layer's hidden state of every earlier token"),
+                 "zh": ("第 2 层自己存的、之前每个 token 的 K 和 V", "第 2 层存的、之前每个 token 的 Q、K 和 V",
+                        "第 0 层的 K 和 V，所有层共用", "之前每个 token 在最后一层的隐藏状态")},
+        answer=0,
+        why={"en": "The cache keeps K and V, per layer: each layer computes them from its own input with its own "
+                   "weights, so layer 0's cannot stand in for layer 2's. Queries are computed fresh for each new token "
+                   "and never reused, so caching them would only waste memory.",
+             "zh": "缓存按层保存 K 和 V：每一层都用自己的输入和自己的权重算出它们，所以第 0 层的 K/V 代替不了第 2 层的。"
+                   "每个新 token 的查询都是现算的，从不复用，缓存它只会浪费显存。"}),
     ask(2, "fill",
         prompt={"en": f"A model with H = {N.TINY.n_heads}, H_kv = {N.TINY.n_kv_heads}, d_h = {N.TINY.head_dim} "
                       "prefills B = 2 prompts of T = 7 tokens. What is the shape of layer 0's cached K? "
@@ -182,6 +230,13 @@ BASICS: list[Question] = [
                    "one query over 12 cached keys + itself, is all True.",
              "zh": "新 token 是序列里最新的一个，缓存里的 token 都在它之前：causal_mask(1, 13)（一个查询，对 12 个缓存的键加上它"
                    "自己的键）全为 True。"}),
+    ask(3, "fill", code=_DECODE_CODE,
+        prompt={"en": "Run this, predict, then check: B = 3 prompts of 5 tokens are prefilled, then decoded for 4 steps "
+                      "(H = 4, H_kv = 2, d_h = 16). What shape does the last line give? (write it like [1, 2, 3, 4])",
+                "zh": "先预测，再检查，最后自己运行：B = 3 条 5 个 token 的提示词做完预填充，再解码 4 步"
+                      "（H = 4，H_kv = 2，d_h = 16）。最后一行给出什么形状？（按 [1, 2, 3, 4] 的格式写）"},
+        answer=lambda: str(run_snippet(_decode_code)),
+        why=_decode_shape_why),
     ask(3, "choice",
         prompt={"en": "How should cached logits be compared with full-recompute logits?",
                 "zh": "带缓存算出的 logits 应该怎样和完全重算的 logits 比较？"},
@@ -219,7 +274,7 @@ BASICS: list[Question] = [
                       "sequence of 4096 tokens, float16: how many GiB does the KV cache take?",
                 "zh": f"Llama-2-7B（L = {_L7B.n_layers}，H_kv = {_L7B.n_kv_heads}，d_h = {_L7B.head_dim}），一条 "
                       "4096 个 token 的序列，float16：KV 缓存占多少 GiB？"},
-        answer=_L7B_GIB,
+        answer=_L7B_GIB, unit="GiB",
         why={"en": f"2 x L x B x H_kv x T x d_h x bytes = 2 x {_L7B.n_layers} x 1 x {_L7B.n_kv_heads} x 4096 x "
                    f"{_L7B.head_dim} x 2 bytes = {format_answer(_L7B_GIB)} GiB (kv_cache_bytes).",
              "zh": f"2 × L × B × H_kv × T × d_h × 字节数 = 2 × {_L7B.n_layers} × 1 × {_L7B.n_kv_heads} × 4096 × "
@@ -229,7 +284,7 @@ BASICS: list[Question] = [
                       "how many KiB of cache does each new token add (batch of one)?",
                 "zh": f"Llama-3-8B（L = {_L3.n_layers}，H_kv = {_L3.n_kv_heads}，d_h = {_L3.head_dim}），float16："
                       "每个新 token 让缓存增加多少 KiB（批大小为 1）？"},
-        answer=_L3_KIB,
+        answer=_L3_KIB, unit="KiB",
         why={"en": f"2 x {_L3.n_layers} x {_L3.n_kv_heads} x {_L3.head_dim} x 2 bytes = {format_answer(_L3_KIB)} KiB "
                    "per token (kv_bytes_per_token).",
              "zh": f"2 × {_L3.n_layers} × {_L3.n_kv_heads} × {_L3.head_dim} × 2 字节 = 每个 token "
@@ -238,7 +293,7 @@ BASICS: list[Question] = [
         prompt={"en": f"Llama-3-8B uses H = {_L3.n_heads} and H_kv = {_L3.n_kv_heads}. How many times smaller is "
                       "its cache than the same model with MHA?",
                 "zh": f"Llama-3-8B 用 H = {_L3.n_heads}、H_kv = {_L3.n_kv_heads}。同一个模型如果改用 MHA，缓存会是现在的几倍？"},
-        answer=_L3_GROUP,
+        answer=_L3_GROUP, unit="times",
         why={"en": f"The cache grows with H_kv, not H: H / H_kv = {_L3.n_heads} / {_L3.n_kv_heads} = {_L3_GROUP}.",
              "zh": f"缓存随 H_kv 增长，而不是随 H：H / H_kv = {_L3.n_heads} / {_L3.n_kv_heads} = {_L3_GROUP}。"}),
     ask(4, "open", seed=True,

@@ -12,6 +12,7 @@ from ..sizing import MODEL_PRESETS, cache_bytes_for
 from . import numbers as N
 from .bilingual import ask
 from .question import Question, format_answer
+from .snippet import run_snippet, snippet_text
 
 _NUCLEUS_LOGITS = [2.0, 1.0, 0.5, 0.1, -1.0]
 _LONG = 4096  # the context of the long-context roofline question
@@ -48,13 +49,38 @@ def _long_context_why() -> dict[str, str]:
                   f"1 个 token，脊点批大小会是 B = {short}。"}
 
 
+def _temperature_code():
+    import torch
+    from utils.sampling import filtered_probs
+
+    logits = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
+    return [int((filtered_probs(logits, t, top_p=0.9) > 0).sum()) for t in (1.0, 0.5)]
+
+
+_TEMPERATURE_CODE = snippet_text(_temperature_code)  # the code the question shows
+
+
+def _temperature_why() -> dict[str, str]:
+    import torch
+
+    got = run_snippet(_temperature_code)
+    logits = torch.tensor([2.0, 1.0, 0.0, -1.0])
+    probs = {t: ", ".join(f"{p:.0%}" for p in torch.softmax(logits / t, -1).tolist()) for t in (1.0, 0.5)}
+    return {"en": f"It gives {got}. The temperature divides the logits before top-p cuts: at 1 the probabilities are "
+                  f"{probs[1.0]}, and it takes the first {got[0]} to reach 90%; at 0.5 they are {probs[0.5]}, and the first "
+                  f"{got[1]} suffice. A "
+                  "lower temperature sharpens the distribution, so the nucleus shrinks.",
+            "zh": f"结果是 {got}。温度先除 logits，top-p 再截断：温度为 1 时概率是 {probs[1.0]}，要前 {got[0]} 个才能达到 90%；"
+                  f"温度为 0.5 时是 {probs[0.5]}，前 {got[1]} 个就够了。温度越低分布越尖，核就越小。"}
+
+
 SAMPLING_AND_METRICS: list[Question] = [
     # 05 · sampling and stopping
     ask(5, "fill",
         prompt={"en": f"The logits are {_NUCLEUS_LOGITS} and top_p = 0.8 (temperature 1). How many tokens are in the "
                       "kept set?",
                 "zh": f"logits 为 {_NUCLEUS_LOGITS}，top_p = 0.8（温度为 1）。保留下来的集合里有几个 token？"},
-        answer=lambda: N.nucleus_size(_NUCLEUS_LOGITS, 0.8),
+        answer=lambda: N.nucleus_size(_NUCLEUS_LOGITS, 0.8), unit="tokens",
         why=_nucleus_why),
     ask(5, "truefalse",
         prompt={"en": "Switching from greedy decoding to top-p sampling requires recomputing the KV cache.",
@@ -64,19 +90,24 @@ SAMPLING_AND_METRICS: list[Question] = [
                    "same cached logits can be sampled any way.",
              "zh": "缓存决定 logits 怎么算出来；采样只决定从 logits 中挑哪个 token。同一份带缓存算出的 logits 可以用任何方式采样。"}),
     ask(5, "choice",
-        prompt={"en": "A stop string such as \"cats .\" can span two tokens. How does generate detect it?",
-                "zh": "像 `cats .` 这样的停止字符串可能跨两个 token。generate 怎样发现它？"},
+        prompt={"en": "A stop string may span several tokens, or end inside one. How does a serving engine find every "
+                      "occurrence, at the token that completes it?",
+                "zh": "停止字符串可能跨好几个 token，也可能在某个 token 的中间结束。推理服务引擎怎样在补全它的那个 token 上"
+                      "发现每一次出现？"},
         options={"en": ("it compares the last token id with the stop string's id",
                         "it decodes the new tokens to text and checks whether the text ends with the stop string",
-                        "it cannot: stop strings must be single tokens", "it stops when the cache reaches the string's length"),
+                        "it decodes the new tokens to text and searches the text's tail for the stop string",
+                        "it cannot: stop strings must be single tokens"),
                  "zh": ("比较最后一个 token id 和停止字符串的 id", "把新生成的 token 解码成文本，检查文本是否以停止字符串结尾",
-                        "做不到：停止字符串必须是单个 token", "缓存长度达到字符串的长度时停止")},
-        answer=1,
-        why={"en": "Token ids cannot see a string that is cut across tokens; the decoded text can. An endswith test "
-                   "still misses a stop string that ends inside the last token (notebook 05); a search over the text's "
-                   "tail catches it.",
-             "zh": "token id 看不到被切在两个 token 之间的字符串，解码出的文本却看得到。endswith 检查仍会漏掉在最后一个 token "
-                   "内部结束的停止字符串（见笔记本 05）；在文本末尾一段里搜索才能发现它。"}),
+                        "把新生成的 token 解码成文本，在文本末尾一段里搜索停止字符串", "做不到：停止字符串必须是单个 token")},
+        answer=2,
+        why={"en": "Token ids cannot see a string that is cut across tokens; the decoded text can. An endswith test, "
+                   "the short form the course's generate uses, misses a stop string that ends inside the last token "
+                   "(\"ca\" inside \"cats\", notebook 05). A search catches it, and only the tail can hold a new match: "
+                   "the text this token added plus len(stop) - 1 characters before it.",
+             "zh": "token id 看不到被切在两个 token 之间的字符串，解码出的文本却看得到。endswith 检查（课程的 generate 为了简短用的"
+                   "就是它）会漏掉在最后一个 token 内部结束的停止字符串（“cats”里的“ca”，见笔记本 05）。搜索能发现它，"
+                   "而新的匹配只可能出现在末尾一段：这个 token 新加的文本，再往前 len(stop) - 1 个字符。"}),
     ask(5, "truefalse",
         prompt={"en": "temperature = 0 means greedy decoding: always the most likely token, no randomness.",
                 "zh": "温度为 0 就是贪心解码：总是选概率最大的 token，没有随机性。"},
@@ -84,13 +115,20 @@ SAMPLING_AND_METRICS: list[Question] = [
         why={"en": "Dividing by a temperature that approaches 0 puts all mass on the argmax; sample() uses argmax "
                    "directly at 0.",
              "zh": "温度趋近 0 时，logits 除以温度会把全部概率集中到 argmax 上；sample() 在温度为 0 时直接取 argmax。"}),
+    ask(5, "fill", code=_TEMPERATURE_CODE,
+        prompt={"en": "Run this, predict, then check: the same logits and top_p = 0.9, at temperature 1 and at "
+                      "temperature 0.5. How many tokens does each keep? (write the two counts, e.g. [4, 4])",
+                "zh": "先预测，再检查，最后自己运行：同一组 logits，top_p = 0.9，温度分别取 1 和 0.5。各保留几个 token？"
+                      "（写出两个数，例如 [4, 4]）"},
+        answer=lambda: str(run_snippet(_temperature_code)),
+        why=_temperature_why),
     # 06 · performance metrics
     ask(6, "fill",
         prompt={"en": "A request's first token arrives after 200 ms; the next 50 tokens take 1000 ms in total. What "
                       "is its TPOT (time per output token) in ms?",
                 "zh": "请求发出 200 ms 后拿到第一个 token；之后的 50 个 token 一共用了 1000 ms。它的 TPOT"
                       "（每个输出 token 的时间）是多少 ms？"},
-        answer=lambda: N.tpot_ms(0.2, 1.0, 50),
+        answer=lambda: N.tpot_ms(0.2, 1.0, 50), unit="ms",
         why=_tpot_why),
     ask(6, "choice",
         prompt={"en": "Which work does the KV cache NOT save in a decode step?",
@@ -127,7 +165,7 @@ SAMPLING_AND_METRICS: list[Question] = [
                       "(round to a whole number)",
                 "zh": f"{_A100.name} 的峰值算力是 {_A100.peak_flops / 1e12:g} TFLOP/s（bf16，稠密），显存带宽是 "
                       f"{_A100.bandwidth / 1e12:g} TB/s。它的脊点是每字节多少 FLOPs？（四舍五入到整数）"},
-        answer=round(_A100.ridge),
+        answer=round(_A100.ridge), unit="FLOPs/byte",
         why={"en": f"Ridge = peak FLOP/s / bandwidth = {_A100.peak_flops:.4g} / {_A100.bandwidth:.4g} = "
                    f"{_A100.ridge:.1f} FLOPs per byte (source: {_A100.source}). A step that does fewer FLOPs per byte "
                    "it moves waits on memory; a decode step at batch B does about B.",

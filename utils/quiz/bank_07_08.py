@@ -11,6 +11,7 @@ from ..recompute import TOL
 from . import numbers as N
 from .bilingual import LANGUAGES, ask
 from .question import Question, range_answers
+from .snippet import run_snippet, snippet_text
 
 _L7B, _L3 = N.LLAMA2, N.LLAMA3
 _STATIC_LEN = 32
@@ -50,24 +51,24 @@ def _several_fit() -> int:
 
 
 def _several_why() -> dict[str, str]:
-    lines = N.evidence_lines()
+    words = list(_BUGS)
+    names = {"en": f"{', '.join(words[:-1])} and {words[-1]}", "zh": "、".join(words)}
+    _several_fit()  # raises unless every one of them first fails at step 1
     return {"en": "The prefill's logits are right; what goes wrong is how decode uses the cache. Bugs of this kind "
-                  f"leave step 0 intact, and several look alike in the logits. Measured on the quiz's model: "
-                  f"{lines['en']}. The cache length, layer 0's new key and the first layer that differs tell them "
-                  f"apart (notebook 07's mysteries); a correct cache stays within {TOL:g}.",
-            "zh": "预填充的 logits 是对的；出错的是解码使用缓存的方式。这类 bug 不影响第 0 步，而且在 logits 上看起来都差不多。"
-                  f"在测验用的小模型上实测：{lines['zh']}。缓存长度、第 0 层新写入的键、第一个出错的层能把它们区分开"
-                  f"（笔记本 07 的谜题）；正确的缓存始终在 {TOL:g} 以内。"}
+                  "leave step 0 intact, and several look alike in the logits: measured on the quiz's model, "
+                  f"{names['en']} all first go wrong at step 1. More evidence tells them apart (the diagnoses below "
+                  f"ask for it, as notebook 07's mysteries do); a correct cache stays within {TOL:g}.",
+            "zh": "预填充的 logits 是对的；出错的是解码使用缓存的方式。这类 bug 不影响第 0 步，而且在 logits 上看起来都差不多："
+                  f"在测验用的小模型上实测，{names['zh']} 都是从第 1 步起出错。要靠更多证据才能把它们区分开（后面的诊断题"
+                  f"和笔记本 07 的谜题一样，会给出这些证据）；正确的缓存始终在 {TOL:g} 以内。"}
 
 
 def _which_bug(observed: dict, why: dict, **evidence) -> Question:
     """A diagnosis: the symptom in words; the answer is the one bug whose measured evidence shows it all."""
     def explain() -> dict[str, str]:
-        word = N.suspect(**evidence)
-        mine, others = N.evidence_lines([word]), N.evidence_lines([w for w in _BUGS if w != word])
-        return {"en": f"{why['en']} Measured on a {N.PROMPT_LEN}-token prompt: {mine['en']}. "
-                      f"The other bugs: {others['en']}.",
-                "zh": f"{why['zh']}在 {N.PROMPT_LEN} 个 token 的提示词上实测：{mine['zh']}。其他几个 bug：{others['zh']}。"}
+        mine = N.evidence_lines([N.suspect(**evidence)])  # this bug's only: the others answer the other diagnoses
+        return {"en": f"{why['en']} Measured on a {N.PROMPT_LEN}-token prompt: {mine['en']}.",
+                "zh": f"{why['zh']}在 {N.PROMPT_LEN} 个 token 的提示词上实测：{mine['zh']}。"}
 
     return ask(7, "choice", prompt={"en": f"{_CHECKED['en']} {observed['en']} Which bug is it?",
                                     "zh": f"{_CHECKED['zh']}{observed['zh']}是哪个 bug？"},
@@ -116,6 +117,31 @@ def _next_span_why() -> dict[str, str]:
                   f"键覆盖 {span}，仍然是 W = {_WINDOW} 个。缓存的槽位 0..{_WINDOW - 1} 只是存储槽，不是 token 的位置。"}
 
 
+def _reorder_code():
+    import torch
+    from utils.cache import KVCache
+
+    cache = KVCache()
+    k = torch.tensor([0.0, 1.0, 2.0, 3.0]).view(4, 1, 1, 1)
+    cache.update(0, k, k)
+    cache.reorder(torch.tensor([2, 2, 0, 1]))
+    return cache.layer_kv(0)[0].flatten().tolist()
+
+
+_REORDER_CODE = snippet_text(_reorder_code)  # the code the question shows
+
+
+def _reorder_why() -> dict[str, str]:
+    got = run_snippet(_reorder_code)
+    return {"en": f"It gives {got}: new row i is a copy of old row parents[i], in every layer, K and V alike. Beam 2's "
+                  "history now fills two rows, and beam 3, which has no child, is gone. Without the reorder, row 1 "
+                  "would keep beam 1's history under a token chosen to follow beam 2's: it would attend over another "
+                  "beam's past.",
+            "zh": f"结果是 {got}：新的第 i 行复制自旧的第 parents[i] 行，每一层都是，K 和 V 都一样。2 号束的历史现在占了两行，"
+                  "没有后代的 3 号束消失了。不重排的话，第 1 行会留着 1 号束的历史，却接上一个按 2 号束选出的 token："
+                  "它会去关注另一条束的过去。"}
+
+
 BUG_LAB_AND_BEYOND: list[Question] = [
     # 07 · bug lab
     ask(7, "choice",
@@ -126,25 +152,36 @@ BUG_LAB_AND_BEYOND: list[Question] = [
         options=_FIRST_STEP_OPTIONS,
         answer=_several_fit,
         why=_several_why),
-    ask(7, "truefalse",
-        prompt={"en": "Setting use_cache=False changes the model's parameters.",
-                "zh": "设置 use_cache=False 会改变模型的参数。"},
-        answer=False,
-        why={"en": "use_cache only decides whether past K/V are stored and reused; the weights are the same and the "
-                   f"logits agree within the course's tolerance ({TOL:g}): float rounding, not a change of parameters.",
-             "zh": "use_cache 只决定是否保存并复用过去的 K/V；权重不变，logits 在课程的容差"
-                   f"（{TOL:g}）内一致：差别来自浮点舍入，而不是参数变了。"}),
     ask(7, "choice",
-        prompt={"en": "After a beam-search step keeps some beams and drops others, what must happen to the cache?",
-                "zh": "束搜索的一步保留了一些束、丢掉了另一些之后，缓存要怎么处理？"},
-        options={"en": ("nothing: the cache is shared by all beams",
-                        "reorder its rows so each surviving beam gets its parent's K/V (cache.reorder)",
-                        "clear it and prefill again every step", "crop it to the prompt length"),
-                 "zh": ("什么都不用做：所有束共享同一个缓存", "重排缓存的行，让每个留下来的束拿到它父束的 K/V（cache.reorder）",
-                        "清空缓存，每一步都重新预填充", "把缓存裁剪到提示词的长度")},
-        answer=1,
-        why={"en": "Each beam's history is its parent's; without reordering, a beam attends over another beam's past.",
-             "zh": "每个束的历史就是它父束的历史；不重排的话，一个束会去关注另一个束的过去。"}),
+        prompt={"en": "Greedy generate with use_cache=True and with use_cache=False gives the same first 6 tokens, "
+                      f"then a different token 7. At every step, token 7's included, the two runs' logits agree within "
+                      f"{TOL:g}; at token 7 the two highest logits are closer together than that. What happened?",
+                "zh": "贪心 generate 分别用 use_cache=True 和 use_cache=False 运行，前 6 个 token 相同，第 7 个不同。每一步（包括第 7 个"
+                      f" token）两次运行的 logits 都相差在 {TOL:g} 以内；而在第 7 个 token 上，最高的两个 logits 之间的差距比这还小。"
+                      "这是怎么回事？"},
+        options={"en": ("float rounding flipped a near-tie: no bug, and no parameter changed",
+                        "use_cache=False changed the model's parameters",
+                        "the cache is buggy: a correct cache gives bit-identical logits",
+                        "greedy decoding draws at random among the top tokens"),
+                 "zh": ("浮点舍入让一对几乎相等的 logits 换了先后：既没有 bug，参数也没变", "use_cache=False 改变了模型的参数",
+                        "缓存有 bug：正确的缓存给出逐位相同的 logits", "贪心解码会在最靠前的几个 token 里随机抽取")},
+        answer=0,
+        why={"en": "use_cache only decides whether past K/V are stored and reused; the weights are the same. The two "
+                   "runs add the same products in a different order, so their logits differ by float rounding (within "
+                   f"{TOL:g}, the course's tolerance). Where the top two logits are closer than that, the argmax can "
+                   "flip; from there the texts differ because their inputs differ. A bug shows as a difference beyond "
+                   "the tolerance, usually from step 1 on (notebook 07).",
+             "zh": "use_cache 只决定是否保存并复用过去的 K/V，权重不变。两次运行把同样的乘积按不同的顺序相加，所以 logits 只差浮点舍入"
+                   f"（在课程的容差 {TOL:g} 以内）。最高的两个 logits 比这还接近时，argmax 就可能换人；从那以后，两段文本的输入"
+                   "不同了，结果自然也不同。bug 的表现是超出容差的差异，通常从第 1 步就开始（见笔记本 07）。"}),
+    ask(7, "fill", code=_REORDER_CODE,
+        prompt={"en": "Run this, predict, then check: four beams, one cache row each, and row b holds the value b. "
+                      "After a beam-search step the surviving beams' parents are [2, 2, 0, 1]. What does the last line "
+                      "give? (write the list)",
+                "zh": "先预测，再检查，最后自己运行：四条束，每条占缓存的一行，第 b 行的值是 b。束搜索的一步之后，留下来的束的父束是 "
+                      "[2, 2, 0, 1]。最后一行的结果是什么？（写出整个列表）"},
+        answer=lambda: str(run_snippet(_reorder_code)),
+        why=_reorder_why),
     ask(7, "open",
         prompt={"en": "What goes wrong if you cache each layer's hidden states (or layer 0's K/V) instead of each "
                       "layer's own K and V?",
@@ -213,13 +250,13 @@ BUG_LAB_AND_BEYOND: list[Question] = [
                       "float32. How many bytes does it hold before any token is written?",
                 "zh": f"为一个 L = {N.TINY.n_layers}、H_kv = {N.TINY.n_kv_heads}、d_h = {N.TINY.head_dim} 的模型分配一个 "
                       f"StaticKVCache，B = 1，max_len = {_STATIC_LEN} 个位置，float32。还没写入任何 token 时，它占多少字节？"},
-        answer=lambda: N.static_bytes(_STATIC_LEN),
+        answer=lambda: N.static_bytes(_STATIC_LEN), unit="bytes",
         why=_static_why),
     ask(8, "fill",
         prompt={"en": f"A sliding-window cache keeps the last W = {_WINDOW} positions. After {_FED} tokens, how many "
                       "positions does each layer's cache hold?",
                 "zh": f"一个滑动窗口缓存保留最近 W = {_WINDOW} 个位置。送入 {_FED} 个 token 之后，每层缓存里有几个位置？"},
-        answer=lambda: N.sliding_window(_WINDOW, _FED)[0],
+        answer=lambda: N.sliding_window(_WINDOW, _FED)[0], unit="positions",
         why=_held_why),
     ask(8, "fill",
         prompt={"en": f"The same sliding-window cache (W = {_WINDOW}, {_FED} tokens fed so far): what is the "
@@ -242,11 +279,13 @@ BUG_LAB_AND_BEYOND: list[Question] = [
         answer=lambda: _SPANS.index(N.next_token_span(_WINDOW, _FED)[1]),
         why=_next_span_why),
     ask(8, "truefalse",
-        prompt={"en": "Beam search with 4 beams keeps 4 rows of K/V per request, so it needs about 4 times the cache "
+        prompt={"en": "On notebook 08's cache, one row per beam, beam search with 4 beams needs about 4 times the cache "
                       "memory of greedy decoding.",
-                "zh": "4 个束的束搜索为每个请求保留 4 行 K/V，所以它需要的缓存内存大约是贪心解码的 4 倍。"},
+                "zh": "在笔记本 08 的缓存上（每条束占一行），4 条束的束搜索需要的缓存内存大约是贪心解码的 4 倍。"},
         answer=True,
-        why={"en": "Each beam is a row of the batch (B = 4 in the sizing formula); the shared prompt could be stored "
-                   "once only with extra bookkeeping (prefix sharing).",
-             "zh": "每个束是批中的一行（在缓存大小公式里 B = 4）；共享的提示词部分，要靠额外的管理机制（前缀共享）才能只存一份。"}),
+        why={"en": "Each beam is a row of the batch, holding the whole history, prompt included (B = 4 in the sizing "
+                   "formula). A paged cache can do better: beams share the prompt's blocks and copy a block only when "
+                   "they write into it (copy-on-write, appendix 10).",
+             "zh": "每条束是批中的一行，存着包括提示词在内的全部历史（在缓存大小公式里 B = 4）。分页缓存可以做得更好：各条束共享提示词的块，"
+                   "只在要写入某个块时才复制它（写时复制，见附录 10）。"}),
 ]

@@ -19,6 +19,10 @@ Every text (``prompt``, ``options``, ``why``, an open question's model answer) i
                write it differently, e.g. "13 to 20" and "13 到 20")
     open       the model answer, a dict by language
 
+A fill-in counted in a unit names it (``unit="GiB"``: "2 GiB" and "2048 MiB" are then right, "2 MiB"
+wrong); a "run this, predict, then check" question gives its ``code``, shown under the prompt, and
+computes its answer by running that very code (``snippet.py``).
+
 ``answer`` and ``why`` may also be functions of no argument that compute what they stand for (a
 ``why`` function returns the dict of both languages): each runs once, the first time either
 language reads it, so a number in an explanation is computed once for both texts.
@@ -35,15 +39,17 @@ from .question import KINDS, Question
 
 
 def ask(notebook: int, kind: str, *, prompt: dict, answer, why, options: dict | None = None,
-        seed: bool = False) -> Question:
-    """One question in both languages: returns the English ``Question``; ``q.languages`` holds both."""
+        seed: bool = False, unit: str | None = None, code: str = "") -> Question:
+    """One question in both languages: returns the English ``Question``; ``q.languages`` holds both.
+    ``unit`` (a fill-in's unit, e.g. "GiB") and ``code`` (a snippet to predict) are the same in both."""
     check_pair(notebook, kind, prompt=prompt, answer=answer, why=why, options=options, seed=seed)
     answer, why = _once(answer), _once(why)
     languages: dict[str, Question] = {}  # shared by the two: each holds both
     for lang in LANGUAGES:
         shown = tuple(options[lang]) if options else ()
         languages[lang] = Question(notebook, kind, prompt[lang], _answer_in(kind, answer, shown, lang, prompt["en"]),
-                                   _in(why, lang, prompt["en"]), options=shown, seed=seed, languages=languages)
+                                   _in(why, lang, prompt["en"]), options=shown, seed=seed, unit=unit, code=code,
+                                   languages=languages)
     return languages["en"]
 
 

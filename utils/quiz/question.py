@@ -5,6 +5,7 @@ Four kinds of question:
     choice      pick one option from a dropdown
     truefalse   True or False
     fill        type a short answer; case and whitespace do not matter, numbers compare as numbers
+                (a fraction such as 7/4, a unit such as "2 GiB" or "2048 MiB": ``grading.py``)
     open        free text; "check" reveals a model answer and the student marks themselves
 
 A ``Question`` speaks one language. The bank writes each of its questions once, in English and
@@ -19,13 +20,13 @@ why, and ``answer_key`` is the full key, a teacher's copy printed only when aske
 """
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Sequence
 
 from ..i18n import Names, in_language, language, tr
+from .grading import UNIT_NAMES, UNITS, same
+from .scoring import Scorecard
 
 KINDS = ("choice", "truefalse", "fill", "open")
 
@@ -58,6 +59,8 @@ class Question:
     given_explanation: object  # the explanation, or a function that computes it: read ``explanation``
     options: tuple[str, ...] = ()
     seed: bool = False
+    unit: str | None = None  # fill-ins: what a number is counted in (a key of grading.UNITS)
+    code: str = ""  # a snippet to read and predict ("run this, predict, then check"), shown under the prompt
     languages: dict[str, Question] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -65,6 +68,8 @@ class Question:
             raise ValueError(f"kind {self.kind!r} is not one of {KINDS}")
         if self.kind == "choice" and (PLACEHOLDER in self.options or len(set(self.options)) != len(self.options)):
             raise ValueError(f"choice question needs distinct options: {self.prompt!r}")
+        if self.unit is not None and (self.kind != "fill" or self.unit.casefold() not in UNITS):
+            raise ValueError(f"a unit is for a fill-in question, one of {sorted(UNITS)}: got {self.unit!r}")
         if not callable(self.given_answer):  # a computed answer is checked when it is first read
             self._checked(self.given_answer)
 
@@ -100,7 +105,7 @@ class Question:
         if self.kind == "truefalse":
             return parse_true_false(value) is self.answer
         accepted = self.answer if isinstance(self.answer, tuple) else (self.answer,)
-        return any(_same(value, a) for a in accepted)
+        return any(same(value, a, self.unit) for a in accepted)
 
     def answer_text(self) -> str:
         """The right answer, written out (a true/false one in the current language)."""
@@ -108,6 +113,9 @@ class Question:
             return true_false_label(self.answer)
         if isinstance(self.answer, tuple):
             return " / ".join(format_answer(a) for a in self.answer)
+        if self.unit:
+            name = in_language(UNIT_NAMES[self.unit]) if self.unit in UNIT_NAMES else self.unit
+            return f"{format_answer(self.answer)} {name}"
         return format_answer(self.answer)
 
 
@@ -155,33 +163,12 @@ def as_option(original: Question, q: Question, value):
     return value
 
 
-def _normalise(text) -> str:
-    """Case and whitespace do not matter, nor brackets around a shape or a final full stop."""
-    s = re.sub(r"\s+", "", str(text)).casefold().rstrip(".")
-    s = s.removeprefix("torch.size")
-    return s.strip("[]()")
-
-
-def _number(text) -> float | None:
-    s = re.sub(r"[\s,_]", "", str(text))
-    try:
-        return float(s)
-    except ValueError:
-        return None
-
-
-def _same(value, expected) -> bool:
-    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        got = _number(value)
-        return got is not None and math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
-    return _normalise(value) == _normalise(expected)
-
-
 # --- the questions as text --------------------------------------------------------------------------
 
 def _lines(q: Question, number: int) -> list[str]:
     return [tr("Q{number}. [notebook {notebook:02d} · {kind}] {prompt}", number=number, notebook=q.notebook,
                kind=KIND_NAMES[q.kind], prompt=q.prompt),
+            *(f"      {line}".rstrip() for line in q.code.splitlines()),
             *(f"      {letter}) {o}" for letter, o in zip("abcdefgh", q.options))]
 
 
@@ -197,11 +184,12 @@ def answer_key(questions: Sequence[Question]) -> str:
                        for i, q in enumerate(localized(questions)))
 
 
-def check_answer(questions: Sequence[Question], number: int, value) -> bool | None:
+def check_answer(questions: Sequence[Question], number: int, value, card: Scorecard | None = None) -> bool | None:
     """Grade ``value`` as the answer to question ``number`` (1-based, as the sheet numbers them), then
     print the verdict, the answer and why: a card's "check" button, for where widgets do not run.
-    A choice may be answered by its letter on the sheet. Returns the grade (None for an open
-    question: compare your answer with the model answer yourself)."""
+    A choice may be answered by its letter on the sheet. Returns the grade of this answer (None for
+    an open question: compare your answer with the model answer yourself). With a ``Scorecard``,
+    the attempt is recorded there, and only the first attempt at a question scores."""
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(questions):
         raise ValueError(tr("number must be a question number from 1 to {n}, got {number!r}", n=len(questions),
                             number=number))
@@ -222,6 +210,9 @@ def check_answer(questions: Sequence[Question], number: int, value) -> bool | No
         print(tr("Q{number}. Model answer: {answer}", number=number, answer=q.answer) + "\n" + why)
         return None
     ok = bool(q.is_correct(value))
+    retry = card is not None and not card.record(number - 1, ok)
     verdict = tr("✓ correct") if ok else tr("✗ not quite: the answer is {answer}", answer=q.answer_text())
+    if retry:
+        verdict += tr(" (a retry: only the first answer scores)")
     print(tr("Q{number}. {verdict}", number=number, verdict=verdict) + "\n" + why)
     return ok

@@ -1,4 +1,4 @@
-"""The self-test of notebook 09 as widgets: one card per question, a check button, feedback.
+"""The self-tests as widgets (notebook 09's, and the appendices' at the end of 13): one card per question.
 
 A question and how it is graded are ``utils/quiz/question.py``, the question bank is ``utils.quiz``
 (``QUESTIONS``); this module only draws them. The quiz works without a browser or a kernel, which is how the tests drive it::
@@ -6,11 +6,13 @@ A question and how it is graded are ``utils/quiz/question.py``, the question ban
     quiz = Quiz(QUESTIONS)
     quiz.answer(0, "K and V")     # sets the input widget and clicks "check"
     quiz.self_mark(3, True)       # open questions: after "check", the student marks themselves
-    quiz.score                    # (correct, done, total)
+    quiz.score                    # (right at the first attempt, done, total)
 
 A card shows nothing of its answer until the student has answered it and pressed "check"; the
-full answer key is ``utils.quiz.answer_key``, printed only when asked for. The score lives in the
-Python objects only: it is kept for the current session, never saved.
+full answer key is ``utils.quiz.answer_key``, printed only when asked for. Only the first attempt
+at a question scores (``utils.quiz.Scorecard``): a check reveals the answer, so a second answer is
+marked "right on retry" at best. The score lives in the Python objects only: it is kept for the
+current session, never saved.
 
 After ``set_language("zh")`` a quiz made from the bank shows each question in Chinese (every bank
 question holds both languages: ``utils.quiz.localized``) and every label in Chinese; ``answer`` also
@@ -28,6 +30,7 @@ from IPython.display import display
 from ..series import SERIES
 from ..i18n import tr
 from ..quiz.question import KIND_NAMES, PLACEHOLDER, Question, as_option, localized, parse_true_false, true_false_label
+from ..quiz.scoring import Scorecard
 
 
 def _rich(text: str) -> str:
@@ -40,7 +43,8 @@ class Quiz:
 
     ``widget`` is the box to display; ``inputs[i]``, ``check_buttons[i]``, ``feedback[i]`` and
     (open questions) ``mark_buttons[i]`` = (got it, missed it) are the parts of card ``i``.
-    ``results[i]`` is None until question ``i`` is done, then True or False.
+    ``card`` is the ``Scorecard``; ``results[i]`` is None until question ``i`` is done, then the
+    grade of its first attempt.
     """
 
     def __init__(self, questions: Sequence[Question], title: str | None = None) -> None:
@@ -50,7 +54,7 @@ class Quiz:
             raise ValueError("a quiz needs at least one question")
         title = tr("Self-test") if title is None else title
         self._placeholder, self._did_you = tr(PLACEHOLDER), tr("<br>Did you have it?")
-        self.results: list[bool | None] = [None] * len(self.questions)
+        self.card = Scorecard(len(self.questions))
         self.inputs, self.check_buttons, self.feedback = [], [], []
         self.mark_buttons: dict[int, tuple[widgets.Button, widgets.Button]] = {}
         self._marks_box: dict[int, widgets.HBox] = {}
@@ -65,6 +69,7 @@ class Quiz:
             tr("<b>Q{number}.</b> <i>({kind} · notebook {notebook:02d} {title})</i>", number=i + 1,
                kind=KIND_NAMES[q.kind], notebook=q.notebook, title=_html.escape(nb_title))
             + f"<br>{_rich(q.prompt)}"
+            + (f"<pre style='margin:4px 0'>{_html.escape(q.code)}</pre>" if q.code else "")
         )
         empty = self._placeholder
         if q.kind == "choice":
@@ -103,16 +108,19 @@ class Quiz:
             return None
         why = tr("<br><b>Why:</b> {why}", why=_rich(q.explanation))
         if q.kind == "open":
+            marked = self.card.first[i] is not None  # a second check shows the answer again, not the marks
             self.feedback[i].value = tr("<b>Model answer:</b> {answer}", answer=_rich(str(q.answer))) + why + (
-                self._did_you)
-            self._marks_box[i].layout.display = "flex"
+                "" if marked else self._did_you)
+            self._marks_box[i].layout.display = "none" if marked else "flex"
             return None
         ok = bool(q.is_correct(value))
-        self.results[i] = ok
+        first = self.card.record(i, ok)
         right = tr("<span style='color:#080'>&#10004; correct</span>")
         wrong = tr("<span style='color:#b00'>&#10008; not quite</span> — the answer is <b>{answer}</b>",
                    answer=_rich(q.answer_text()))
         verdict = right if ok else wrong
+        if not first:  # the answer was shown at the first check: this one does not score
+            verdict += tr(" <i>(a retry: only the first answer scores)</i>")
         self.feedback[i].value = verdict + why
         self._show_score()
         return ok
@@ -121,13 +129,17 @@ class Quiz:
         """Open question ``i``: the student's own verdict after reading the model answer."""
         if self.questions[i].kind != "open":
             raise ValueError(f"question {i} is a {self.questions[i].kind} question, graded automatically")
-        self.results[i] = bool(correct)
+        if self.card.first[i] is not None:  # marked already: the first mark stands
+            return
+        self.card.record(i, correct)
         self.feedback[i].value = self.feedback[i].value.split(self._did_you)[0] + (
             tr("<br>&#10004; marked as known") if correct else tr("<br>&#10008; marked to revisit"))
+        self._marks_box[i].layout.display = "none"
         self._show_score()
 
     def answer(self, i: int, value) -> bool | None:
-        """Type or pick ``value`` for question ``i`` and click its check button; returns the grade."""
+        """Type or pick ``value`` for question ``i`` and click its check button; returns the grade of this
+        answer (the score keeps the first one)."""
         q = self.questions[i]
         if q.kind == "truefalse":
             b = parse_true_false(value)
@@ -142,18 +154,23 @@ class Quiz:
             value = str(value)
         self.inputs[i].value = value
         self.check_buttons[i].click()
-        return None if q.kind == "open" else self.results[i]
+        return None if q.kind == "open" else self.card.latest[i]
+
+    @property
+    def results(self) -> list[bool | None]:
+        """Per question: None until done, then the grade of the first attempt (the one that scores)."""
+        return list(self.card.first)
 
     @property
     def score(self) -> tuple[int, int, int]:
-        """(correct, done, total)."""
-        done = [r for r in self.results if r is not None]
-        return sum(done), len(done), len(self.results)
+        """(right at the first attempt, done, total)."""
+        return self.card.score
 
     def _show_score(self) -> None:
         correct, done, total = self.score
-        self.score_html.value = tr("<b>Score:</b> done {done} / {total} · correct {correct}", done=done,
-                                   total=total, correct=correct)
+        self.score_html.value = tr("<b>Score:</b> done {done} / {total} · right first time {correct}", done=done,
+                                   total=total, correct=correct) + (
+            tr(" · right on retry {n} (not scored)", n=self.card.right_on_retry) if self.card.right_on_retry else "")
 
     def _ipython_display_(self) -> None:
         bundle = getattr(self.widget, "_repr_mimebundle_", None)
