@@ -4,7 +4,7 @@ import torch
 
 from conftest import prompt_ids
 from utils import KVCache, StaticKVCache, decode_step, generate, prefill
-from utils.beam import beam_search
+from utils.beam import beam_search, reorder_copies
 
 TOL = 1e-4
 
@@ -86,3 +86,15 @@ def test_beam_step_without_reorder_diverges(gqa_model):
     with torch.inference_mode():
         full = model(seqs)[:, -1]
     assert (logits[0] - full[0]).abs().max() > 1e-3
+
+
+def test_reorder_copies_counts_copy_on_write_blocks_against_a_full_reorder(model):
+    """Notebook 08 links reorder to notebook 10's copy-on-write: the paged search must be the same search,
+    and copy at most one block per extra child, while a contiguous reorder copies every row at every step."""
+    prompt = prompt_ids(5)
+    c = reorder_copies(model, prompt, 3, 4, block_size=4)
+    assert c.result.report.ok
+    assert torch.equal(c.result.sequences, beam_search(model, prompt, 3, 4).sequences)
+    assert c.reorder == sum(3 * (5 + s) for s in range(len(c.result.parents)))
+    assert c.cow_blocks <= sum(len(p) - len(set(p)) for p in c.result.parents)
+    assert c.cow == 4 * c.cow_blocks

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 import torch
 
+from .block_pool import BlockPool
 from .generate import decode_step, make_cache, prefill
 from .i18n import tr
 from .model import check_model
+from .paged import PagedKVCache
 from .recompute import TOL, RecomputeReport
 from .validate import CACHE_KINDS, as_one_prompt, check_choice, check_fits, check_ids, check_int, eos_set
 
@@ -68,6 +70,7 @@ def beam_search(
     check: bool = True,
     tol: float = TOL,
     eos_id=None,
+    cache=None,
 ) -> BeamSearchResult:
     """Beam search of ``n_steps`` tokens after ``prompt`` (``[T]`` or ``[1, T]``), one cache row per beam.
 
@@ -75,7 +78,8 @@ def beam_search(
     With ``check=True`` every step also recomputes each beam's sequence without a cache.
     ``eos_id`` (one id or several, as ``generate`` takes it): a beam that has produced one is finished; it
     keeps its score and its only continuation is the smallest ``eos_id`` (so the batch stays rectangular).
-    The search stops early once every beam is finished.
+    The search stops early once every beam is finished. ``cache``: an empty cache to search with, instead
+    of a new one of ``cache_kind`` (``reorder_copies`` passes a paged cache whose pool counts its copies).
     """
     check_model(model)
     check_int("n_beams", n_beams, minimum=1, maximum=model.cfg.vocab_size)
@@ -92,7 +96,8 @@ def beam_search(
     check_fits(model.cfg, T, n_steps, "n_steps")
     model.eval()
     seqs = prompt.repeat(n_beams, 1)  # (n_beams, T): every beam starts as the prompt
-    kv = make_cache(cache_kind, model.cfg, n_beams, T + n_steps, dtype=model.lm_head.weight.dtype)
+    kv = cache if cache is not None else make_cache(cache_kind, model.cfg, n_beams, T + n_steps,
+                                                    dtype=model.lm_head.weight.dtype)
     logits, kv = prefill(model, seqs, cache=kv)  # (n_beams, V)
     # The beams are identical at first: only beam 0 may expand, or the survivors would be copies.
     scores = torch.full((n_beams,), float("-inf"))
@@ -130,3 +135,51 @@ def beam_search(
     if check:
         report = RecomputeReport.from_diffs(diffs, positions, tol)
     return BeamSearchResult(seqs, scores, all_parents, all_tokens, report)
+
+
+class _CountingPool(BlockPool):
+    """A ``BlockPool`` that counts its copy-on-write copies."""
+
+    copies = 0
+
+    def copy_block(self, src: int) -> int:
+        self.copies += 1
+        return super().copy_block(src)
+
+
+@dataclass
+class ReorderCopies:
+    """What keeping the cache rows in step with the beams copies, over one search, in positions
+    (one position of one row = its K and V in every layer: ``2 x L x H_kv x d_h`` numbers).
+
+    reorder    a contiguous cache's ``reorder``: every row, whole, at every step (``index_select``)
+    moved      only the rows whose parent is another row (what a smarter contiguous reorder would copy)
+    cow        a paged cache: ``cow_blocks`` blocks of ``block_size`` positions, copied on write
+    """
+
+    result: BeamSearchResult
+    reorder: int
+    moved: int
+    cow_blocks: int
+    block_size: int
+
+    @property
+    def cow(self) -> int:
+        return self.cow_blocks * self.block_size
+
+
+def reorder_copies(model, prompt: torch.Tensor, n_beams: int, n_steps: int, *, block_size: int = 4,
+                   eos_id=None) -> ReorderCopies:
+    """Run ``beam_search`` on a paged cache (blocks of ``block_size``) and count what stays in step with the
+    beams: the blocks copy-on-write copied, against the positions a contiguous cache's ``reorder`` copies for
+    the same parents. The search is checked against a recompute of every beam (``result.report``)."""
+    check_int("block_size", block_size)
+    prompt = as_one_prompt(prompt)
+    T = prompt.shape[1]
+    per_row = -(-(T + n_steps) // block_size) + 1  # blocks a row can hold, plus one for a copy in flight
+    pool = _CountingPool(model.cfg, n_beams * per_row, block_size, dtype=model.lm_head.weight.dtype)
+    result = beam_search(model, prompt, n_beams, n_steps, eos_id=eos_id, cache=PagedKVCache(pool=pool))
+    held = [T + s for s in range(len(result.parents))]  # positions per row when step s + 1 reorders
+    reorder = sum(n_beams * t for t in held)
+    moved = sum(t * sum(p != i for i, p in enumerate(parents)) for t, parents in zip(held, result.parents))
+    return ReorderCopies(result, reorder, moved, pool.copies, block_size)

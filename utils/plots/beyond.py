@@ -74,23 +74,30 @@ def plot_sliding_window(comp, tol: float, title: str | None = None):
     return fig
 
 
-def plot_cache_step_times(T_values, times_s: dict, title: str | None = None):
-    """Median ms per decode step vs tokens already cached, one line per cache kind (``kind -> seconds``).
+def plot_copy_cost(costs: dict, title: str | None = None):
+    """One decode step's cache writes vs tokens already cached, per kind: ``kind -> [utils.copy_cost.WriteCost]``.
 
-    ``title`` defaults to "One decode step: KVCache vs StaticKVCache".
+    Left: MiB the step allocated (a static cache: none). Right: the step's median time, log scale (the
+    kinds differ by orders of magnitude). ``title`` defaults to "One decode step's cache writes".
     """
     colors = {"dynamic": COLORS["decode"], "static": COLORS["prefill"]}
     labels = {"dynamic": tr("KVCache (grows by torch.cat)"), "static": tr("StaticKVCache (writes in place)")}
-    fig, ax = subplots(figsize=(7, 3.6), layout="constrained")
-    for kind, secs in times_s.items():
-        ax.plot(T_values, np.asarray(secs) * 1e3, "o-", color=colors.get(kind, "gray"),
-                label=labels.get(kind, kind))
-    ax.set_xlabel(tr("tokens already in the cache (T)"))
-    ax.set_ylabel(tr("median time per decode step (ms)"))
-    ax.set_ylim(bottom=0)
-    ax.set_title(tr("One decode step: KVCache vs StaticKVCache") if title is None else title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=LEGEND_SIZE)
+    fig, (ax0, ax1) = subplots(1, 2, figsize=(11, 3.6), layout="constrained")
+    for kind, runs in costs.items():
+        T = [r.T for r in runs]
+        style = dict(color=colors.get(kind, "gray"), label=labels.get(kind, kind))
+        ax0.plot(T, [r.allocated / 2**20 for r in runs], "o-", **style)
+        ax1.semilogy(T, [r.seconds * 1e3 for r in runs], "o-", **style)
+    ax0.set_ylim(bottom=0)
+    ax0.set_ylabel(tr("allocated by the step (MiB)"))
+    ax0.set_title(tr("Memory allocated (torch.profiler)"), fontsize=10)
+    ax1.set_ylabel(tr("median time per step (ms, log scale)"))
+    ax1.set_title(tr("Time (this machine, this run)"), fontsize=10)
+    for ax in (ax0, ax1):
+        ax.set_xlabel(tr("tokens already in the cache (T)"))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=LEGEND_SIZE)
+    fig.suptitle(tr("One decode step's cache writes") if title is None else title)
     return fig
 
 
