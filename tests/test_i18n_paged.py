@@ -100,12 +100,26 @@ def _leading(keys, cached) -> int:
     return next((i for i, k in enumerate(keys) if k not in cached), len(keys))
 
 
+def _grow_wrong(table, n, m, bs, allocate, copy=None):
+    """New blocks until n + m tokens fit, with no copy (copy=(n, writable): the copy-on-write of the right
+    answer first, then blocks counted from a wrong n)."""
+    table = list(table)
+    if copy is not None and m and copy[0] % bs and table and not copy[1](table[-1]):
+        table[-1] = allocate()
+    while len(table) * bs < n + m:
+        table.append(allocate())
+    return table
+
+
 # Mistakes learners make (the lead may move these into tests/test_exercises.py's MISTAKES).
 MISTAKES_10 = {
-    "10.slot_of": [
-        ("the table ignored: j itself", lambda t, bs, j: j),
-        ("the block id, not the slot", lambda t, bs, j: t[j // bs]),
-        ("block and offset swapped", lambda t, bs, j: t[j % bs] * bs + j // bs),
+    "10.grow_table": [
+        ("no copy-on-write: a shared block written", lambda t, n, m, bs, w, a: _grow_wrong(t, n, m, bs, a)),
+        ("the copy appended after the old block",
+         lambda t, n, m, bs, w, a: _grow_wrong(t + ([a()] if m and n % bs and t and not w(t[-1]) else []), n, m, bs, a)),
+        ("new blocks for m alone", lambda t, n, m, bs, w, a: _grow_wrong(t, len(t) * bs, m, bs, a, copy=(n, w))),
+        ("a full shared block copied too",
+         lambda t, n, m, bs, w, a: _grow_wrong(t[:-1] + [a()] if m and t and not w(t[-1]) else list(t), n, m, bs, a)),
     ],
     "10.prefix_hit": [
         ("every cached key counts, holes too", lambda k, c, n, bs: min(sum(x in c for x in k) * bs, n - 1)),
@@ -114,3 +128,26 @@ MISTAKES_10 = {
         ("always one token less", lambda k, c, n, bs: max(0, _leading(k, c) * bs - 1)),
     ],
 }
+
+
+# Each planted mistake of 10.grow_table gets the hint about its own mistake (the last line), in both languages.
+GROW_HINTS = {
+    "no copy-on-write: a shared block written": ("`table[-1] = allocate()`", "写时复制"),
+    "the copy appended after the old block": ("replaces the last block", "副本替换块表里的最后一块"),
+    "new blocks for m alone": ("`ceil((n + m) / block_size)` blocks", "要算上最后一块剩下的空位"),
+    "a full shared block copied too": ("the next token starts a new block", "下一个 token 从新块开始"),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("name", list(GROW_HINTS))
+def test_each_grow_table_mistake_gets_the_hint_that_names_it(name, language, capsys):
+    from utils import exercises
+
+    set_language(language)
+    try:
+        exercises.check("10.grow_table", dict(MISTAKES_10["10.grow_table"])[name])
+    finally:
+        set_language("en")
+    hint = capsys.readouterr().out.strip().splitlines()[-1]
+    assert GROW_HINTS[name][language == "zh"] in hint, hint

@@ -16,7 +16,7 @@ import matplotlib.text  # noqa: E402
 import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, widget_texts  # noqa: E402
 from utils.course_model import COURSE_CONFIG  # noqa: E402
-from utils.exercises.serving_exercises import itl_stall, plan_step  # noqa: E402
+from utils.exercises.serving_exercises import _preempt_by, itl_stall, plan_step  # noqa: E402
 from utils.i18n import display_width  # noqa: E402
 from utils.serving import PagedEngine, StepCostModel, random_workload, summary_table  # noqa: E402
 from utils.widgets import EngineTimelinePanel  # noqa: E402
@@ -72,6 +72,12 @@ MISTAKES_11 = {
         ("the decode tokens forgotten", lambda P, c, n, f, t: itl_stall(P, c, 0, f, t)),
         ("the last chunk counted full", _last_chunk_counted_full),
         ("TTFT of one chunk only", lambda P, c, n, f, t: (itl_stall(P, c, n, f, t)[0],) * 2),
+    ],
+    "11.preempt": [
+        ("the request asking is preempted", lambda running, free: _preempt_by(running, free, "asking")),
+        ("the request admitted first is preempted", lambda running, free: _preempt_by(running, free, "first")),
+        ("the request holding the most blocks is preempted", lambda running, free: _preempt_by(running, free, "most")),
+        ("a victim's blocks never come back", lambda running, free: _preempt_by(running, free, give_back=False)),
     ],
 }
 
@@ -134,3 +140,27 @@ def test_summary_table_is_chinese_and_its_columns_line_up(chinese):
     assert "端到端" in summary_table({("a", "b"): s}, ("速率", "服务方式"), e2e=True)
     with pytest.raises(ValueError, match="2 part"):
         summary_table({"只有一个名字": s}, ("速率", "服务方式"))
+
+
+# Each planted mistake of 11.preempt gets the hint about its own mistake (the last line), in both languages.
+PREEMPT_HINTS = {
+    "the request asking is preempted": ("not the one asking", "而不是正在要块的那个"),
+    "the request admitted first is preempted": ("admitted first", "最先被接纳"),
+    "the request holding the most blocks is preempted": ("holding the most blocks", "持有块最多"),
+    "a victim's blocks never come back": ("go back to the pool at once", "立刻回到块池"),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("name", list(PREEMPT_HINTS))
+def test_each_preempt_mistake_gets_the_hint_that_names_it(name, language, capsys):
+    from utils import exercises
+    from utils.i18n import set_language
+
+    set_language(language)
+    try:
+        exercises.check("11.preempt", dict(MISTAKES_11["11.preempt"])[name])
+    finally:
+        set_language("en")
+    hint = capsys.readouterr().out.strip().splitlines()[-1]
+    assert PREEMPT_HINTS[name][language == "zh"] in hint, hint

@@ -225,3 +225,23 @@ def test_a_full_hit_counts_one_token_less_in_the_hit_rate():
         _, first = prefill(model, torch.tensor([prompt]), cache=PagedKVCache(model.cfg, 8, 4))
     first.publish_prefix(prompt)
     assert PagedKVCache(pool=first.pool).reuse_prefix(prompt) == 7 and first.pool.hit_tokens == 7
+
+
+@pytest.mark.parametrize("kind", ["MHA", "GQA", "MQA"])
+@pytest.mark.parametrize("block_size", [1, 3, 16])
+def test_the_block_by_block_read_with_an_online_softmax_equals_attention_over_the_gathered_keys(kind, block_size):
+    from utils.paged import blockwise_attention
+
+    model = tiny_model(kind)
+    cfg = model.cfg
+    cache = PagedKVCache(cfg, n_blocks=40, block_size=block_size)
+    with torch.inference_mode():
+        prefill(model, prompt_ids(19, 1), cache=cache)  # 19 tokens: the last block part full (but with blocks of 1)
+    q = torch.randn(cfg.n_heads, cfg.head_dim, generator=torch.Generator().manual_seed(1)) * 4  # large scores too
+    for layer in range(cfg.n_layers):
+        k, v = (t[layer][cache.slots[0]].transpose(0, 1) for t in (cache.pool.k, cache.pool.v))  # (H_kv, n, d_h)
+        rep = cfg.n_heads // cfg.n_kv_heads
+        want = torch.nn.functional.scaled_dot_product_attention(
+            q[:, None], k.repeat_interleave(rep, 0), v.repeat_interleave(rep, 0))[:, 0]  # (H, d_h)
+        got = blockwise_attention(q, cache.pool, layer, cache.tables[0], cache.lengths[0])
+        assert got.shape == want.shape and torch.allclose(got, want, atol=1e-5, rtol=0)

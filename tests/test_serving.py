@@ -4,10 +4,11 @@ the one engine API both engines answer; the one replay cost model (utils/serving
 import pytest
 import torch
 
+from utils.course_model import COURSE_CONFIG
 from utils.generate import generate
 from utils.serving import (
-    PaddedBatchEngine, PagedEngine, Run, StepCostModel, Workload, poisson_arrivals, random_workload, serve,
-    summary_table,
+    PaddedBatchEngine, PagedEngine, Run, StepCostModel, Workload, one_pass_s, poisson_arrivals, random_workload,
+    serve, summary_table,
 )
 
 
@@ -294,3 +295,44 @@ def test_the_measured_means_never_make_a_bigger_step_cheaper():
     assert dict(c.prefill_by_tokens)[10] == dict(c.prefill_by_tokens)[20] == pytest.approx(1.5e-3)
     total = sum(s["end_s"] - s["start_s"] for s in steps if not s["prefill"])
     assert sum(c.seconds(len(s["decode"]), 0) for s in steps if not s["prefill"]) == pytest.approx(total)
+
+
+def test_each_forward_pass_is_timed_and_one_pass_s_takes_the_second_one_out(course):
+    model, _ = course
+    engine = PagedEngine(model, n_blocks=32, block_size=4, max_batch_tokens=12, prefill_chunk=6, max_batch=3)
+    for p, n in zip([[1] + list(range(5, 15)), [1, 5, 6, 7, 8, 9], [1, 9, 8, 7, 6]], [4, 4, 3]):
+        engine.add_request(p, n)
+    run = engine.run()
+    for s in run.steps:
+        kinds = {k for k, on in (("decode", s["decode"]), ("prefill", s["prefill"])) if on}
+        assert set(s["pass_s"]) == kinds and all(t > 0 for t in s["pass_s"].values())
+        assert sum(s["pass_s"].values()) <= s["end_s"] - s["start_s"] + 1e-9
+        total = s["end_s"] - s["start_s"]
+        if kinds == {"decode", "prefill"}:  # two passes: the estimate drops the decodes' pass, stretches the chunks'
+            p = s["pass_s"]
+            want = total - p["decode"] + p["prefill"] * len(s["decode"]) / s["prefill_tokens"]
+            assert one_pass_s(s) == pytest.approx(want)
+        else:
+            assert one_pass_s(s) == total
+    assert any(len(s["pass_s"]) == 2 for s in run.steps)
+    replay = PagedEngine(course[0].cfg, n_blocks=32, block_size=4, costs=StepCostModel(1e-4, 1e-4, 1e-5, 1e-6))
+    replay.add_request([1, 2, 3], 2)
+    with pytest.raises(ValueError, match="pass_s"):
+        one_pass_s(replay.run().steps[0])
+
+
+def test_gpu_like_costs_are_one_pass_bound_by_the_weight_read_up_to_the_ridge():
+    from utils.serving.costs import RooflineStepCost, gpu_like_costs
+
+    g = gpu_like_costs()
+    assert isinstance(g, StepCostModel) and g.weight_read > 0 and 100 < g.ridge_tokens < 300
+    assert g.seconds(4, 0) == g.seconds(4, 64) == g.seconds(4, int(g.ridge_tokens) - 4)  # chunks ride along
+    assert g.seconds(4, 400) > g.seconds(4, 0)  # past the ridge the FLOPs set the time
+    assert g.seconds(0, 0) == g.fixed and g.seconds(8, 0) > g.seconds(1, 0)  # each decode row reads its own K/V
+    with pytest.raises(ValueError, match="weight_read"):
+        RooflineStepCost(0.0, 0.0, 0.0, 1e-5, weight_read=-1.0)
+    engine = PagedEngine(COURSE_CONFIG, n_blocks=16, block_size=16, costs=g)
+    engine.add_request(list(range(1, 20)), 3)
+    run = engine.run()
+    assert all(s["end_s"] - s["start_s"] == pytest.approx(g.seconds(len(s["decode"]), s["prefill_tokens"]))
+               for s in run.steps)

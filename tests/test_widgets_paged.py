@@ -130,3 +130,24 @@ def test_the_block_map_script_speaks_the_notebook_language_with_the_same_token_c
         set_language("en")
     assert [len(p) for p in en["prompts"]] == [len(p) for p in zh["prompts"]]
     assert en["prompts"][0][:20] == tok.encode(SYSTEM_PROMPTS["en"]) and zh["prompts"][0][:20] == tok.encode(SYSTEM_PROMPTS["zh"])
+
+
+def test_a_preempting_step_marks_the_blocks_the_victim_held_alone_and_says_so_in_the_title(panel):
+    import matplotlib.pyplot as plt
+
+    from utils.plots import plot_block_map
+
+    frames = panel.runs[4, 16][0]
+    i = next(i for i, f in enumerate(frames) if f["preempted"])
+    before, f = frames[i - 1], frames[i]
+    victim = f["preempted"][0]
+    assert victim == list(before["tables"])[-1]  # the request admitted last
+    alone = [b for b in before["tables"][victim] if before["owners"][b] == (victim,)]
+    assert f["evicted"] and [b for b, _ in f["evicted"]] == alone and all(r == victim for _, r in f["evicted"])
+    assert all(victim not in o for o in f["owners"])
+    fig = plot_block_map(panel.compute(step=i, block_size=4, n_blocks=16))
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert sum(f"was r{victim}" in t for t in texts) == len(alone)
+    assert f"preempted: r{victim}" in fig.axes[0].get_title(loc="left")
+    plt.close(fig)
+    assert all(not g["evicted"] for g in frames if not g["preempted"])

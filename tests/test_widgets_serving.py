@@ -133,3 +133,25 @@ def test_a_bad_workload_is_refused(course):
         EngineTimelinePanel(course[0].cfg, [[1, 2, 3]], costs=COSTS)
     with pytest.raises(ValueError, match="workload"):
         EngineTimelinePanel(course[0].cfg, Workload([], []), costs=COSTS)
+
+
+def test_the_gpu_like_costs_replay_one_pass_per_iteration_and_the_chunk_barely_moves_itl(panel):
+    from utils.widgets.serving import GPU_COSTS
+
+    c = panel.controls
+    c["machine"].value = "gpu"
+    try:
+        states = {}
+        for chunk in (0, 16):
+            c["rate"].value, c["max_batch_tokens"].value, c["prefill_chunk"].value = 200, 32, chunk
+            states[chunk] = panel.state
+            _ok(states[chunk])
+            assert states[chunk]["machine"] == "gpu" and "roofline" in panel.html.value
+            for s in states[chunk]["steps"]:
+                want = GPU_COSTS.seconds(len(s["decode"]), s["prefill_tokens"])
+                assert s["end_s"] - s["start_s"] == pytest.approx(want)
+        # a budget of 32 stays below the ridge: every busy iteration costs the same, chunked or not
+        assert states[0]["summary"]["itl_p95_s"] == pytest.approx(states[16]["summary"]["itl_p95_s"])
+    finally:
+        c["machine"].value = "cpu"
+    assert panel.state["machine"] == "cpu"

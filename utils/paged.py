@@ -12,6 +12,9 @@ unchanged. What differs is where the numbers live:
   the ``[B, H_kv, T, d_h]`` tensor attention reads. (GPU engines fuse that gather into the attention
   kernel, which reads the blocks where they lie; here it is one indexing op, easy to read.)
 
+``blockwise_attention`` is the other way to read: one decode query attends to a row's blocks where they lie,
+one block at a time, with an online softmax (what a paged-attention kernel does), no gathered copy.
+
 Before the layers run, the model calls ``begin_step(B, T_new, new_mask)``: the cache then gives each
 real new token a slot, taking a new block when the row's last one is full. A block that is shared or
 holds a published prefix is never written: the row first gets its own copy (copy-on-write), which
@@ -287,3 +290,34 @@ class PagedKVCache(Cache):
             old, new = copied
             in_old = self.slots[b] // size == old
             self.slots[b, in_old] += (new - old) * size
+
+
+def blockwise_attention(q: torch.Tensor, pool: BlockPool, layer: int, table: list[int], n: int) -> torch.Tensor:
+    """One decode query's attention over a row's ``n`` tokens, read block by block from the pool (no gather).
+
+    ``q`` ``[H, d_h]``: the query of the row's newest token (RoPE applied), which sees all ``n`` keys.
+    Each block's K/V are a contiguous slice of the pool, ``[block_size, H_kv, d_h]``. An **online softmax**
+    keeps, per head, the running maximum score ``m``, the running sum ``l`` of ``exp(score - m)`` and the
+    running weighted sum of values ``acc``; a block with a higher maximum rescales what came before by
+    ``exp(m_old - m_new)``. At the end ``acc / l`` is softmax(q Kᵀ / √d_h) V over all ``n`` tokens, summed in
+    another order than one softmax over the gathered keys, so equal up to float rounding. Returns ``[H, d_h]``.
+    """
+    size, (H, d_h) = pool.block_size, q.shape
+    n_rep = H // pool.cfg.n_kv_heads  # query heads per K/V head (GQA)
+    m = torch.full((H,), -torch.inf, dtype=q.dtype)  # (H,) the largest score so far
+    l = torch.zeros(H, dtype=q.dtype)  # (H,) sum of exp(score - m)
+    acc = torch.zeros(H, d_h, dtype=q.dtype)  # (H, d_h) sum of exp(score - m) * v
+    for i, b in enumerate(table):
+        count = min(size, n - i * size)  # the tokens this block holds (the last one may be part full)
+        if count <= 0:
+            break
+        k = pool.k[layer][b * size:b * size + count].repeat_interleave(n_rep, dim=1)  # (count, H, d_h)
+        v = pool.v[layer][b * size:b * size + count].repeat_interleave(n_rep, dim=1)  # (count, H, d_h)
+        scores = torch.einsum("hd,thd->ht", q, k) / d_h ** 0.5  # (H, count)
+        m_new = torch.maximum(m, scores.max(dim=1).values)  # (H,)
+        rescale = torch.exp(m - m_new)  # (H,): what came before, measured against the new maximum
+        p = torch.exp(scores - m_new[:, None])  # (H, count)
+        l = l * rescale + p.sum(dim=1)
+        acc = acc * rescale[:, None] + torch.einsum("ht,thd->hd", p, v)
+        m = m_new
+    return acc / l[:, None]  # (H, d_h)

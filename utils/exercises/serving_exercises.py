@@ -2,6 +2,7 @@
 
 11.plan_step   one iteration's plan under a token budget and a chunk size, decode first
 11.itl_stall   what a long prompt costs the requests decoding beside it, and itself, with and without chunks
+11.preempt     who gives its blocks back when the decodes need more blocks than are free
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 from typing import Any, Callable
 
 from ..i18n import tr
-from .judges import Case, Exercise, FormProblem, call_with
+from .judges import Case, Exercise, FormProblem, call_with, diagnosis
 
 
 # --- reference solutions (exercises.show_solution prints them) ---------------------------------------
@@ -49,6 +50,30 @@ def itl_stall(prompt_len, prefill_chunk, n_decoding, fixed_s, per_token_s):
     sizes = [min(chunk, prompt_len - start) for start in range(0, prompt_len, chunk)]  # the last one: what is left
     seconds = [fixed_s + per_token_s * (n_decoding + n) for n in sizes]  # each iteration of the prefill
     return max(seconds), sum(seconds)  # a decoding request waits one iteration per token; the prompt, all of them
+
+
+def preempt(running, free_blocks):
+    """The decodes of one iteration take their blocks, in admission order (``PagedEngine._schedule``, decodes only).
+
+    running: (id, held, needs) triples in admission order: the blocks the request holds alone (they go back
+    to the pool if it is preempted) and the new blocks its next token takes. free_blocks: blocks free now.
+    Before a request takes its blocks, while they do not fit, the request admitted *last* that still runs
+    is preempted: its blocks go back to the pool (and if it is the one asking, it stops asking).
+    Returns (decode ids, preempted ids): those that got their blocks, in admission order, and those
+    preempted, in the order they went.
+    """
+    alive = [rid for rid, _, _ in running]  # still running, in admission order
+    held = {rid: h for rid, h, _ in running}
+    free, decode, preempted = free_blocks, [], []
+    for rid, _, needs in running:
+        while rid in alive and needs > free:
+            victim = alive.pop()  # the request admitted last: it has done the least work
+            free += held[victim]
+            preempted.append(victim)
+        if rid in alive:
+            free -= needs
+            decode.append(rid)
+    return decode, preempted
 
 
 # --- 11.plan_step ---------------------------------------------------------------------------------------
@@ -126,10 +151,98 @@ def _stall_cases() -> list[Case]:
     ]
 
 
+# --- 11.preempt ---------------------------------------------------------------------------------------
+
+def _preempt_by(running, free_blocks, pick: str = "last", give_back: bool = True):
+    """``preempt`` with another victim (``pick``: last, asking, first, most) or without the victims' blocks
+    coming back (``give_back=False``): what the plausible mistakes return."""
+    alive, held = [rid for rid, _, _ in running], {rid: h for rid, h, _ in running}
+    free, decode, preempted = free_blocks, [], []
+    for rid, _, needs in running:
+        while rid in alive and needs > free:
+            if pick == "asking":
+                victim = rid
+            elif pick == "first":
+                victim = alive[0]
+            elif pick == "most":
+                victim = max(alive, key=lambda r: (held[r], -alive.index(r)))
+            else:
+                victim = alive[-1]
+            alive.remove(victim)
+            if victim in decode:
+                decode.remove(victim)
+                free += dict((r, n) for r, _, n in running)[victim]  # its block was promised: it comes back
+            free += held[victim] if give_back else 0
+            preempted.append(victim)
+        if rid in alive:
+            free -= needs
+            decode.append(rid)
+    return decode, preempted
+
+
+_PREEMPT_HINTS = {
+    "asking": "the engine preempts the request admitted last (the last of `running` still running), not the one "
+              "asking for a block: the newest request has done the least work, so its recompute costs least",
+    "first": "you preempted the request admitted first, the one that has done the most work: take the last one "
+             "that still runs",
+    "most": "the victim is not the request holding the most blocks: it is the one admitted last (the newest, with "
+            "the least work to recompute)",
+    "no give-back": "a preempted request's blocks go back to the pool at once: add what it held to the free blocks, "
+                    "or every request after it is preempted too",
+}
+
+
+def _preempt_judge(running, free_blocks):
+    expected = preempt(running, free_blocks)
+    wrong = {"asking": _preempt_by(running, free_blocks, "asking"), "first": _preempt_by(running, free_blocks, "first"),
+             "most": _preempt_by(running, free_blocks, "most"),
+             "no give-back": _preempt_by(running, free_blocks, give_back=False)}
+
+    def judge(got) -> str | None:
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return FormProblem(tr("expected a pair (decode ids, preempted ids), got {type}", type=type(got).__name__))
+        try:
+            pair = ([int(r) for r in got[0]], [int(r) for r in got[1]])
+        except (TypeError, ValueError):
+            return FormProblem(tr("expected two lists of request ids, got {got!r}", got=got))
+        if pair == expected:
+            return None
+        text = tr("expected decode {decode} and preempted {preempted}, got decode {got_decode} and preempted "
+                  "{got_preempted}", decode=expected[0], preempted=expected[1], got_decode=pair[0],
+                  got_preempted=pair[1])
+        for name, result in wrong.items():
+            if pair == tuple(result) and tuple(result) != expected:
+                return diagnosis(text, tr(_PREEMPT_HINTS[name]))
+        return text
+    return judge
+
+
+def _preempt_case(words: str, running: list, free_blocks: int, hint: str = "") -> Case:
+    return Case(words, call_with([tuple(r) for r in running], free_blocks), _preempt_judge(running, free_blocks), hint)
+
+
+def _preempt_cases() -> list[Case]:
+    return [
+        _preempt_case("1 block free, r0 and r1 need one each, r2 holds the most blocks",
+                      [(0, 1, 1), (1, 1, 1), (2, 3, 0), (3, 1, 0)], 1),
+        _preempt_case("section 1: r0 and r1 need a block each, r2 none, 1 block free", [(0, 3, 1), (1, 2, 1), (2, 2, 0)], 1),
+        _preempt_case("2 blocks free, 2 needed: nobody goes", [(0, 2, 1), (1, 2, 1)], 2),
+        _preempt_case("no block free, r0 needs one: r1 goes", [(0, 3, 1), (1, 2, 1)], 0),
+        _preempt_case("no block free, each victim frees 1: two preemptions", [(0, 4, 1), (1, 1, 1), (2, 1, 0), (3, 1, 0)], 0),
+        _preempt_case("no block free: r2 goes for r0, then r1 is the last left to go for itself",
+                      [(0, 2, 1), (1, 3, 1), (2, 1, 1)], 0,
+                      "when the request asking is itself the last one running, it is the victim: it stops asking, "
+                      "and its blocks go back"),
+    ]
+
+
 EXERCISES_11: list[Exercise] = [
     Exercise("11.plan_step", "one iteration's plan, decode first", plan_step, _plan_cases,
              "decode tokens first, one per decoding request; then each prompt gets min(left, chunk, budget left)"),
     Exercise("11.itl_stall", "what a long prompt costs, chunked or not", itl_stall, _stall_cases,
              "each iteration of the prefill runs the decode tokens and one chunk; the decoding requests wait one "
              "iteration per token, the new request all of them"),
+    Exercise("11.preempt", "who is preempted when the blocks run out", preempt, _preempt_cases,
+             "in admission order, each request takes its blocks; while they do not fit, the request admitted last "
+             "gives all its blocks back"),
 ]

@@ -31,10 +31,10 @@ MESSAGES: dict[str, str] = {
     "prompt tokens found in the cache (%)": "在缓存中找到的提示词 token（%）",
     # the block map
     "Step {step}: blocks of {size} tokens": "第 {step} 步：每块 {size} 个 token",
+    "; preempted: {rids} (its blocks say \"was rN\")": "；被抢占：{rids}（它交还的块标着“原属 rN”）",
+    "was r{rid}": "原属 r{rid}",
     "found": "命中",
     "reused": "回收再用",
-    "held by one request, rN\n(grid: the request's colour;\nchart: blue)":
-        "被一个请求持有，rN\n（网格：按各自的请求着色；\n下方图表：统一用此色）",
     "shared (×holders)": "共享（×持有者数）",
     "cached, free (ref 0)": "已缓存、空闲（引用计数 0）",
     "free": "空块（未缓存）",
@@ -76,18 +76,39 @@ MESSAGES: dict[str, str] = {
     "block table": "块表",
 
     # --- exercises/paged_exercises.py -------------------------------------------------------------------
-    # 10.slot_of
-    "`table[j // block_size] * block_size + j % block_size`": "`table[j // block_size] * block_size + j % block_size`",
-    "token j sits in block `table[j // block_size]`, at offset `j % block_size` inside it; "
-    "block b's first slot is `b * block_size`":
-        "token j 位于块 `table[j // block_size]`，块内偏移为 `j % block_size`；块 b 的第一个槽位是 `b * block_size`",
-    "table [3, 0, 7], block_size 4, token 0: the first slot of block 3":
-        "块表 [3, 0, 7]，block_size 4，token 0：块 3 的第一个槽位",
-    "table [3, 0, 7], block_size 4, token 6": "块表 [3, 0, 7]，block_size 4，token 6",
-    "table [3, 0, 7], block_size 4, token 11: the last slot of block 7":
-        "块表 [3, 0, 7]，block_size 4，token 11：块 7 的最后一个槽位",
-    "table [5, 2], block_size 16, token 17": "块表 [5, 2]，block_size 16，token 17",
-    "table [4, 1, 3, 2], block_size 1: one token per block": "块表 [4, 1, 3, 2]，block_size 1：每块一个 token",
+    # 10.grow_table
+    "a copy of the last block when the next token lands in a block the row may not write, then new blocks "
+    "until `ceil((n + m) / block_size)` fit":
+        "下一个 token 要落进本行不能写的块时，先复制最后一块；再加新块，直到放得下 `ceil((n + m) / block_size)` 块",
+    "expected the new block table, a list of block ids, got {got!r}": "应返回新的块表（块编号的列表），实际是 {got!r}",
+    "expected the table {expected}, got {got}": "块表应为 {expected}，实际是 {got}",
+    "the last block is shared or published, and the row is about to write into it: copy it first "
+    "(copy-on-write, `table[-1] = allocate()`), or another holder's K/V change under it":
+        "最后一块是共享的或已发布的，而本行正要往里写：先复制它（写时复制，`table[-1] = allocate()`），否则别的持有者的 K/V 会被悄悄改掉",
+    "the last block is full, so the next token starts a new block: nothing is written into the full one, and it "
+    "needs no copy":
+        "最后一块已经满了，下一个 token 从新块开始：满块不会再被写入，所以不用复制",
+    "copy only a block the row may not write: when `writable(table[-1])` is True the row holds it alone and writes "
+    "in place":
+        "只复制本行不能写的块：`writable(table[-1])` 为 True 时，本行独占这一块，直接原地写入",
+    "the copy replaces the last block in the table (the row lets go of the original), it is not added after it":
+        "副本替换块表里的最后一块（本行放开原块），而不是追加在它后面",
+    "take the copy first, then the new blocks: the pool hands out blocks in that order, so the copy gets the first "
+    "id":
+        "先取副本，再取新块：块池按这个顺序分配，所以副本拿到第一个编号",
+    "count the room left in the last block: the row needs `ceil((n + m) / block_size)` blocks in all, not "
+    "`ceil(m / block_size)` more":
+        "要算上最后一块剩下的空位：本行总共需要 `ceil((n + m) / block_size)` 块，而不是再加 `ceil(m / block_size)` 块",
+    "a block that is exactly full needs no successor: grow while `len(table) * block_size < n + m`":
+        "恰好装满的块不需要再接一块：只在 `len(table) * block_size < n + m` 时增长",
+    "no token to add: nothing is written, so nothing is copied or taken": "没有要加的 token：什么都不写，所以既不复制也不取新块",
+    "table [3, 7], 6 tokens, 3 more, blocks of 4, both blocks private": "块表 [3, 7]，6 个 token，再加 3 个，每块 4 个，两块都是私有的",
+    "table [3, 7], 6 tokens, 1 more, block 7 shared": "块表 [3, 7]，6 个 token，再加 1 个，块 7 是共享的",
+    "table [3, 7], 8 tokens (block 7 full and shared), 1 more": "块表 [3, 7]，8 个 token（块 7 已满且共享），再加 1 个",
+    "table [5], 2 tokens in a published block, 9 more": "块表 [5]，2 个 token 在一个已发布的块里，再加 9 个",
+    "table [1, 2], 5 tokens, 0 more, block 2 shared": "块表 [1, 2]，5 个 token，再加 0 个，块 2 是共享的",
+    "an empty row, 5 tokens to add, blocks of 4": "空行，要加 5 个 token，每块 4 个",
+    "blocks of 1 token: table [4, 2], 2 more": "每块 1 个 token：块表 [4, 2]，再加 2 个",
     # 10.prefix_hit
     "the leading run of cached blocks, in tokens, at most prompt_len - 1":
         "开头连续命中的块，换算成 token 数，最多 prompt_len - 1",

@@ -8,14 +8,29 @@ MESSAGES: dict[str, str] = {
     "decode tokens (one per running request)": "解码 token（每个运行中的请求一个）",
     "prefill-chunk tokens": "预填充分块的 token",
     "a request preempted": "有请求被抢占",
+    "one_pass_s needs a measured iteration (a replay's records have no pass_s)":
+        "one_pass_s 需要实测的迭代（回放的记录里没有 pass_s）",
     "token budget max_batch_tokens = {n}": "token 预算 max_batch_tokens = {n}",
     "tokens in the iteration": "本次迭代的 token 数",
     "What each iteration ran": "每次迭代都运行了什么",
     "off": "关闭",
     "{rate} requests/s, max_batch_tokens = {budget}, prefill_chunk = {chunk}: TTFT p50 {ttft:.1f} ms, ITL p95 {itl:.2f} ms "
-    "(replayed with the fitted costs)":
+    "(replayed with {costs})":
         "每秒 {rate} 个请求，max_batch_tokens = {budget}，prefill_chunk = {chunk}：TTFT p50 {ttft:.1f} ms，ITL p95 {itl:.2f} ms"
-        "（按拟合的开销回放）",
+        "（按{costs}回放）",
+    "GPU-like costs": "类 GPU 的开销",
+    "the fitted costs": "拟合的开销",
+    "costs (the machine the replay models)": "开销（回放所模拟的机器）",
+    "this CPU (fitted)": "这台 CPU（拟合）",
+    "GPU-like: {machine} (roofline)": "类 GPU：{machine}（屋顶线模型）",
+    "times replayed from GPU-like step costs ({machine}, bfloat16, a roofline, not a measurement): one forward pass "
+    "per iteration takes the longer of reading every weight once ({weights:.2f} ms) and its tokens' FLOPs "
+    "({token:.4f} ms per token), so up to {ridge:.0f} tokens an iteration costs the same; + {row:.4f} ms per decode "
+    "row (its K/V) + {fixed:.2f} ms per iteration; percentiles: numpy's default (linear interpolation)":
+        "时间按类 GPU 的单步开销回放（{machine}，bfloat16，屋顶线模型，不是实测）：每次迭代一次前向计算，耗时取"
+        "“把全部权重读一遍”（{weights:.2f} ms）与“它的 token 的浮点运算”（每个 token {token:.4f} ms）中较长的那个，"
+        "所以 {ridge:.0f} 个 token 以内，一次迭代的开销都一样；另加每个解码行 {row:.4f} ms（读它的 K/V），每次迭代 "
+        "{fixed:.2f} ms；百分位数按 NumPy 的默认方式（线性插值）计算",
     "decode: its tokens in each iteration (above), one segment per token of a request (below)":
         "解码：上图是每次迭代里的解码 token，下图中请求的每个 token 画成一段",
     "prefill: its chunk tokens in each iteration (above), a request's prefill (below)":
@@ -91,6 +106,37 @@ MESSAGES: dict[str, str] = {
         "None 表示不限制分块：预算允许时，整个提示词一次跑完",
     "decode tokens first, one per decoding request; then each prompt gets min(left, chunk, budget left)":
         "先排解码 token，每个在解码的请求一个；然后每个提示词分到 min(剩余 token, 分块大小, 剩余预算)",
+
+    # 11.preempt
+    "in admission order, each request takes its blocks; while they do not fit, the request admitted last "
+    "gives all its blocks back":
+        "按接纳顺序，每个请求依次取自己要的块；放不下时，就让最后被接纳的请求交还它的全部块，直到放得下",
+    "expected a pair (decode ids, preempted ids), got {type}": "应返回一对（解码的请求 id，被抢占的请求 id），实际是 `{type}`",
+    "expected two lists of request ids, got {got!r}": "应返回两个请求 id 列表，实际是 {got!r}",
+    "expected decode {decode} and preempted {preempted}, got decode {got_decode} and preempted {got_preempted}":
+        "应为解码 {decode}、被抢占 {preempted}，实际是解码 {got_decode}、被抢占 {got_preempted}",
+    "the engine preempts the request admitted last (the last of `running` still running), not the one asking "
+    "for a block: the newest request has done the least work, so its recompute costs least":
+        "引擎抢占的是最后被接纳的请求（`running` 中仍在运行的最后一个），而不是正在要块的那个：最新的请求做过的工作最少，重算的代价也最小",
+    "you preempted the request admitted first, the one that has done the most work: take the last one that still "
+    "runs":
+        "你抢占的是最先被接纳、做过最多工作的请求：应该选仍在运行的请求里最后被接纳的那个",
+    "the victim is not the request holding the most blocks: it is the one admitted last (the newest, with the "
+    "least work to recompute)":
+        "被抢占的不是持有块最多的请求，而是最后被接纳的那个（最新的，要重算的工作最少）",
+    "a preempted request's blocks go back to the pool at once: add what it held to the free blocks, or every "
+    "request after it is preempted too":
+        "被抢占请求的块立刻回到块池：把它持有的块加进空闲块，否则它后面的请求也会一个个被抢占",
+    "when the request asking is itself the last one running, it is the victim: it stops asking, and its blocks "
+    "go back":
+        "正在要块的请求自己就是最后一个仍在运行的请求时，被抢占的就是它：它不再要块，它的块也回到块池",
+    "1 block free, r0 and r1 need one each, r2 holds the most blocks": "1 个空闲块，r0 和 r1 各要一块，r2 持有的块最多",
+    "section 1: r0 and r1 need a block each, r2 none, 1 block free": "第 1 节的情形：r0 和 r1 各要一块，r2 不要，1 个空闲块",
+    "2 blocks free, 2 needed: nobody goes": "2 个空闲块，要 2 块：谁都不用让出",
+    "no block free, r0 needs one: r1 goes": "没有空闲块，r0 要一块：r1 被抢占",
+    "no block free, each victim frees 1: two preemptions": "没有空闲块，每个被抢占的请求腾出 1 块：抢占两次",
+    "no block free: r2 goes for r0, then r1 is the last left to go for itself":
+        "没有空闲块：r2 为 r0 让出，之后 r1 成了最后一个，只能为自己让出",
 
     # 11.itl_stall: cases and hints
     "no chunks: 200 prompt tokens in one iteration, 4 decoding":

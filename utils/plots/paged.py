@@ -148,8 +148,9 @@ def plot_block_map(state: dict, title: str | None = None):
     blocks (ref 0, a findable prefix) pale green, free blocks blank; a dark edge marks a block that
     holds a published prefix. Below: how many blocks were in each state at every step (blocks held by
     one request in one slate colour, whichever request), a black line at the step shown. ``title``
-    defaults to "Step {step}: blocks of {size} tokens". A block found again in the cache in this step says
-    "found"; a block an earlier request gave back, written anew by another, says "reused"."""
+    defaults to "Step {step}: blocks of {size} tokens" (and who was preempted in it). A block found again in the
+    cache in this step says "found"; a block an earlier request gave back, written anew by another, says
+    "reused"; a block a request preempted in this step held alone says "was rN"."""
     frame, n_blocks, counts = state["frame"], state["n_blocks"], state["counts"]
     ncols = 12 if n_blocks > 32 else 8
     nrows = -(-n_blocks // ncols)
@@ -162,6 +163,9 @@ def plot_block_map(state: dict, title: str | None = None):
                         hspace=gap / ((grid_h + hist_h) / 2))
     marks = {b: tr("found") for b in frame["found"]}
     marks.update({b: tr("reused") for b, _ in frame["reused"]})
+    # a block a preempted request held alone: its K/V were thrown away in this step (another request may write it)
+    for b, rid in frame.get("evicted", []):
+        marks[b] = tr("was r{rid}", rid=rid) if b not in marks else marks[b] + " " + tr("was r{rid}", rid=rid)
     plain, hatched = [], []
     for b in range(n_blocks):
         owners = frame["owners"][b]
@@ -181,8 +185,12 @@ def plot_block_map(state: dict, title: str | None = None):
     ax0.set_ylim(nrows, 0)
     ax0.set_aspect("auto")
     ax0.axis("off")
-    ax0.set_title(tr("Step {step}: blocks of {size} tokens", step=state["step"], size=state["block_size"])
-                  if title is None else title, fontsize=10, loc="left", y=1.0, pad=4)
+    if title is None:
+        title = tr("Step {step}: blocks of {size} tokens", step=state["step"], size=state["block_size"])
+        if frame.get("preempted"):  # what a preemption did is the step's news: said in the title, marked on the grid
+            title += tr("; preempted: {rids} (its blocks say \"was rN\")",
+                        rids=" ".join(f"r{r}" for r in frame["preempted"]))
+    ax0.set_title(title, fontsize=10, loc="left", y=1.0, pad=4)
     # the grid colours a block by its request: the legend's chip shows the colours of the requests on the grid now
     held = sorted({o[0] for o in frame["owners"] if len(o) == 1}) or [0, 1, 2]
     requests = tuple(Patch(facecolor=REQUEST_COLORS[rid % 10], edgecolor="#999999") for rid in held[:4])

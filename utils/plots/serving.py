@@ -113,10 +113,11 @@ def plot_engine_timeline(state: dict, title: str | None = None):
                loc="lower center", bbox_to_anchor=(0.5, 0.01), ncol=3, fontsize=LEGEND_SIZE, frameon=False)
     chunk = tr("off") if state["prefill_chunk"] is None else state["prefill_chunk"]
     s = state["summary"]
+    costs = (tr("GPU-like costs") if state.get("machine") == "gpu" else tr("the fitted costs"))  # which machine replayed
     fig.suptitle(title or tr("{rate} requests/s, max_batch_tokens = {budget}, prefill_chunk = {chunk}: TTFT p50 "
-                             "{ttft:.1f} ms, ITL p95 {itl:.2f} ms (replayed with the fitted costs)",
+                             "{ttft:.1f} ms, ITL p95 {itl:.2f} ms (replayed with {costs})",
                              rate=state["rate"], budget=state["max_batch_tokens"], chunk=chunk,
-                             ttft=s["ttft_p50_s"] * 1e3, itl=s["itl_p95_s"] * 1e3), fontsize=10)
+                             ttft=s["ttft_p50_s"] * 1e3, itl=s["itl_p95_s"] * 1e3, costs=costs), fontsize=10)
     W, H = fig.get_figwidth(), fig.get_figheight()
     # fixed margins in inches: the title above; below, the time axis (0.45) and the legend (two entries of two lines)
     fig.subplots_adjust(left=0.6 / W, right=1 - 0.15 / W, top=1 - 0.4 / H, bottom=1.3 / H, hspace=0.08)

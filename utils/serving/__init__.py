@@ -13,7 +13,8 @@ This face only re-exports (``from utils.serving import PagedEngine, serve``). It
 * ``padded.py``       ``PaddedBatchEngine`` (notebook 06): one left-padded ``KVCache``, served one at a
                       time, in static batches or by continuous batching (``policy``);
 * ``paged_engine.py`` ``PagedEngine`` (notebook 11): continuous batching with chunked prefill, prefix
-                      caching and preemption, on a paged KV cache.
+                      caching and preemption, on a paged KV cache; ``one_pass_s``: a measured iteration's
+                      time had its two forward passes been one.
 """
 from __future__ import annotations
 
@@ -21,5 +22,5 @@ from .arrivals import Workload, poisson_arrivals, random_workload, solo_runs  # 
 from .costs import StepCostModel  # noqa: F401
 from .engine import ServingEngine, serve  # noqa: F401
 from .padded import POLICIES, PaddedBatchEngine, stack_caches, trim_left  # noqa: F401
-from .paged_engine import PagedEngine, PagedRequest  # noqa: F401
+from .paged_engine import PagedEngine, PagedRequest, one_pass_s  # noqa: F401
 from .run import Request, Run, summary_table  # noqa: F401

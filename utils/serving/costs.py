@@ -10,6 +10,11 @@ batch). ``StepCostModel`` prices it in two ways:
   many rows; for one that only prefills, the mean at that many tokens; interpolated between two
   measured sizes, and pooled where a bigger size measured cheaper (isotonic: never falling).
 
+``RooflineStepCost`` is the other machine, a GPU-like one (``gpu_like_costs()``): one packed forward pass
+per iteration, as GPU engines run it, that takes the longer of reading every weight once and doing its
+tokens' FLOPs. A decode-only iteration is then bound by the weight read, and prefill tokens beside it ride
+along for free up to the ridge point: the side of chunked prefill this CPU cannot show.
+
 A replay takes the measured mean where it has one and the line everywhere else (beyond the measured
 sizes, and for an iteration that mixes decodes and chunks). Why both: measured step times need not lie
 on a straight line in the rows, and a line through them misses at the ends, where one-at-a-time
@@ -25,7 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..flops import mlp_flops_per_token, projection_flops_per_token, weight_bytes
 from ..i18n import tr
+from ..roofline import GPU_ROOFS
+from ..sizing import MODEL_PRESETS, kv_bytes_per_token
 
 Means = tuple[tuple[int, float], ...]  # (size, mean seconds), sizes increasing
 
@@ -136,3 +144,46 @@ class StepCostModel:
         prefill = _means([(s["prefill_tokens"], t) for s, t in zip(steps, y) if not s["decode"]])
         return cls(*(float(c) for c in coef), decode_by_rows=decode, prefill_by_tokens=prefill)
 
+
+
+@dataclass(frozen=True)
+class RooflineStepCost(StepCostModel):
+    """A GPU-like iteration: ``fixed + max(weight_read, per_token * tokens) + per_row * decode rows`` for an
+    iteration of ``tokens`` tokens (decodes and chunks packed in **one** forward pass); ``fixed`` alone for an
+    empty one. ``weight_read``: seconds to read every weight once; ``per_token``: seconds of one token's
+    FLOPs at peak; ``per_row``: seconds to read one decode row's K/V. ``per_forward`` is unused (0)."""
+
+    weight_read: float = 0.0
+    machine: str = ""  # what the preset models, for a caption
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.weight_read, (int, float)) or not math.isfinite(self.weight_read) or self.weight_read < 0:
+            raise ValueError(f"weight_read must be a finite number of seconds >= 0, got {self.weight_read!r}")
+
+    def line(self, n_decode: int, n_prefill_tokens: int) -> float:
+        tokens = n_decode + n_prefill_tokens
+        if tokens == 0:
+            return self.fixed
+        return self.fixed + max(self.weight_read, self.per_token * tokens) + self.per_row * n_decode
+
+    def seconds(self, n_decode: int, n_prefill_tokens: int) -> float:
+        return self.line(n_decode, n_prefill_tokens)
+
+    @property
+    def ridge_tokens(self) -> float:
+        """Tokens per iteration at which the FLOPs take as long as the weight read: below, tokens ride along."""
+        return self.weight_read / self.per_token if self.per_token else math.inf
+
+
+def gpu_like_costs(preset: str = "Llama-2-7B", gpu: int = 0, context_len: int = 64,
+                   fixed: float = 5e-4) -> RooflineStepCost:
+    """``RooflineStepCost`` of a model preset (``MODEL_PRESETS``) in bfloat16 on a GPU of ``GPU_ROOFS``
+    (0: the A100): the weight bytes over the bandwidth, one token's FLOPs (projections, MLP; the lm_head
+    counted per token too) over the peak, one row's K/V of ``context_len`` tokens over the bandwidth, and
+    ``fixed`` seconds per iteration (launches and scheduling; CUDA graphs keep it small)."""
+    cfg, roofs = MODEL_PRESETS[preset], GPU_ROOFS[gpu]
+    flops = cfg.n_layers * (projection_flops_per_token(cfg) + mlp_flops_per_token(cfg)) + 2 * cfg.d_model * cfg.vocab_size
+    return RooflineStepCost(fixed=fixed, per_forward=0.0, per_row=context_len * kv_bytes_per_token(cfg, "bfloat16")
+                            / roofs.bandwidth, per_token=flops / roofs.peak_flops,
+                            weight_read=weight_bytes(cfg, "bfloat16") / roofs.bandwidth, machine=f"{preset}, {roofs.name}")

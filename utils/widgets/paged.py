@@ -63,10 +63,13 @@ def _snapshot(engine: PagedEngine, rec: dict | None, prev: dict | None, started:
              "waiting": sum(r.arrival_s <= engine.now for r in engine.waiting),  # arrived, not running
              "to_come": sum(r.arrival_s > engine.now for r in engine.waiting),
              "time_ms": engine.now * 1e3, "decode": [], "prefill": [], "preempted": [], "joined": [],
-             "resumed": [], "finished": [], "found": [], "reused": []}
+             "resumed": [], "finished": [], "found": [], "reused": [], "evicted": []}
     if rec is None:
         return frame
     frame.update(decode=rec["decode"], prefill=rec["prefill"], preempted=rec["preempted"])
+    # the blocks a preempted request held alone before this step: given back to the pool (shared ones stay held)
+    frame["evicted"] = [(b, rid) for rid in rec["preempted"] for b in prev["tables"].get(rid, [])
+                        if prev["owners"][b] == (rid,)]
     for r in engine.requests:
         if r.start_s is not None and r.rid not in started:
             frame["joined"].append((r.rid, r.hit_tokens, len(r.prompt)))
