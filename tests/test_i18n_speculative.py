@@ -65,7 +65,40 @@ MISTAKES_12 = {
         ("drawn from p again", lambda p, q: p.clone()),
         ("no p == q case: 0 / 0", lambda p, q: (p - q).clamp(min=0) / (p - q).clamp(min=0).sum()),
     ],
+    "12.accept_or_resample": [
+        ("u compared with p(d) alone", lambda p, q, d, u, g: d if u < p[d] else _draw((p - q).clamp(min=0), g)),
+        ("the ratio upside down: q(d)/p(d)", lambda p, q, d, u, g: d if u < q[d] / p[d] else _draw((p - q).clamp(min=0), g)),
+        ("drawn from p again at a refusal", lambda p, q, d, u, g: d if u < p[d] / q[d] else _draw(p, g)),
+        ("the draft's excess max(0, q - p)", lambda p, q, d, u, g: d if u < p[d] / q[d] else _draw((q - p).clamp(min=0), g)),
+        ("the draft's token kept at a refusal", lambda p, q, d, u, g: d),
+    ],
 }
+# what each mistake's hint says, in English and in Chinese: the hint names that mistake
+RESAMPLE_HINTS = {"u compared with p(d) alone": ("not with p(d) alone", "而不是只和 p(d) 比较"),
+                  "the ratio upside down: q(d)/p(d)": ("is upside down", "就颠倒了"),
+                  "drawn from p again at a refusal": ("you drew from p again", "你又从 p 中抽取"),
+                  "the draft's excess max(0, q - p)": ("where the draft overrates tokens", "草稿模型高估的部分"),
+                  "the draft's token kept at a refusal": ("the draft's token is out", "草稿 token 就作废")}
+
+
+def _draw(r, g):
+    return int(torch.multinomial(r / r.sum(), 1, generator=g))
+
+
+@pytest.mark.parametrize("mistake", sorted(RESAMPLE_HINTS))
+def test_accept_or_resample_names_each_mistake_in_both_languages(mistake, capsys):
+    from utils import exercises as E
+    from utils.i18n import set_language
+
+    wrong = dict(MISTAKES_12["12.accept_or_resample"])[mistake]
+    try:
+        for language, needle in zip(("en", "zh"), RESAMPLE_HINTS[mistake]):
+            set_language(language)
+            assert not E.check("12.accept_or_resample", wrong).passed
+            hint = capsys.readouterr().out.strip().splitlines()[-1]
+            assert needle in hint, (language, hint)
+    finally:
+        set_language("en")
 
 
 # --- Chinese --------------------------------------------------------------------------------------------

@@ -24,6 +24,11 @@ CORE_TERMS = ["prefill", "decode", "KV cache", "token", "logits", "causal mask",
               "full recompute", "tolerance", "memory bandwidth", "concurrency", "query", "key", "value"]
 
 
+# A quoted number: <span data-fact="NAME">VALUE</span>. Lessons are wrapped at ~100 columns, so a span may
+# break between "<span" and "data-fact" (or inside VALUE): every test reads spans through this one pattern.
+FACT_SPAN = re.compile(r'<span\s+data-fact="([^"]+)">([^<]*)</span>')
+
+
 def lesson_path(lang: str, notebook: str) -> Path:
     return LESSONS / lang / f"{notebook[:2]}-{notebook[3:-len('.ipynb')].replace('_', '-')}.md"
 
@@ -44,7 +49,7 @@ def _prose(text: str) -> str:
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"`[^`\n]*`", " ", text)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
-    text = re.sub(r'<span\s+data-fact="[^"]+">[^<]*</span>', " ", text)
+    text = FACT_SPAN.sub(" ", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     return text
 
@@ -79,16 +84,38 @@ def test_self_test_has_three_to_five_questions_with_answers(lang, nb):
     assert len(re.findall(r"<details>", section)) >= len(questions), "each question has an answer"
 
 
+def _stale_facts(text: str, lang: str, facts=None) -> list[str]:
+    """The spans of a lesson text whose value is not the fact's current value in that language."""
+    facts = lesson_facts.FACTS if facts is None else facts
+    stale = []
+    for name, value in FACT_SPAN.findall(text):
+        assert name in facts, f"unknown fact {name}"
+        fact = facts[name]
+        if isinstance(fact, lesson_facts.NotebookFact):
+            assert lang in fact.patterns, f"{name}: read from a notebook, so it needs a {lang}= pattern for the {lang} twin"
+        if fact(lang) != value:
+            stale.append(f"{name}: lesson says {value}, now {fact(lang)}")
+    return stale
+
+
+def test_a_fact_span_wrapped_across_lines_is_still_checked_and_refreshed():
+    """Regression: the check once matched '<span data-fact=' with one literal space, so a span the
+    wrapping broke after '<span' was never compared (a lesson quoted 0.709 where the notebook printed 0.708)."""
+    facts = {"x": lambda lang: "0.708"}
+    for span in ('<span data-fact="x">0.709</span>', '<span\ndata-fact="x">0.709</span>',
+                 '<span\n  data-fact="x">0.709</span>'):
+        text = f"a pass took {span} ms"
+        assert _stale_facts(text, "en", facts) == ["x: lesson says 0.709, now 0.708"], span
+        assert len(lesson_facts.SPAN.findall(text)) == 1, f"tools/lesson_facts.py --update must refresh {span!r}"
+        assert text.count("data-fact=") == len(FACT_SPAN.findall(text))
+
+
 @pytest.mark.parametrize("lang,nb", ALL, ids=ids)
 def test_quoted_numbers_are_computed_facts(lang, nb):
     """Every span holds its fact in the lesson's own language: a Chinese lesson quotes the Chinese twin's run."""
     text = _read(lang, nb)
-    for name, value in re.findall(r'<span\s+data-fact="([^"]+)">([^<]*)</span>', text):
-        assert name in lesson_facts.FACTS, f"unknown fact {name}"
-        fact = lesson_facts.FACTS[name]
-        if isinstance(fact, lesson_facts.NotebookFact):
-            assert lang in fact.patterns, f"{name}: read from a notebook, so it needs a {lang}= pattern for the {lang} twin"
-        assert fact(lang) == value, f"{name}: lesson says {value}, now {fact(lang)} (run tools/lesson_facts.py --update)"
+    stale = _stale_facts(text, lang)
+    assert not stale, f"{stale} (run tools/lesson_facts.py --update)"
     typed = re.findall(r"(?<![\w.-])\d[\d,]{3,}(?:\.\d+)?", _prose(text))
     assert not typed, f"numbers typed by hand (make them facts in tools/lesson_facts.py): {typed}"
 
@@ -99,7 +126,7 @@ def test_every_fact_span_is_well_formed(lang, nb):
     back-references (``\\1``) where a number belongs: both once reached a lesson unseen."""
     text = _read(lang, nb)
     spans = text.count("data-fact=")
-    readable = len(re.findall(r'<span\s+data-fact="[^"]+">[^<]*</span>', text))
+    readable = len(FACT_SPAN.findall(text))
     assert spans == readable, f"{spans - readable} fact span(s) written in a form tools/lesson_facts.py cannot read"
     leftovers = re.findall(r".{0,30}\\\d.{0,10}", _prose(text))
     assert not leftovers, f"regex back-references left in the text: {leftovers}"

@@ -36,7 +36,7 @@ MESSAGES: dict[str, str] = {
 
     # --- plot_speculative_speedup -------------------------------------------------------------------
     "target (course model)": "目标模型（课程模型）",
-    "draft model, 1 token": "草稿模型，1 个 token",
+    "draft model, flat step": "草稿模型，扁平解码步",
     "tokens fed in one pass (k + 1)": "一次前向计算送入的 token 数（k + 1）",
     "ms per forward pass": "每次前向计算的耗时（ms）",
     "The cost of one pass": "一次前向计算的开销",
@@ -47,8 +47,9 @@ MESSAGES: dict[str, str] = {
     "k + 1: every draft accepted": "k + 1：草稿全部被接受",
     "tokens per round (per target pass)": "每轮的 token 数（即目标模型每次前向计算得到的 token 数）",
     "Tokens per round": "每轮的 token 数",
-    "1: as fast as the target alone": "1：与目标模型单独解码一样快",
-    "speed-up over the target alone": "相对目标模型单独解码的加速比",
+    "1: as fast as generate": "1：与 generate 一样快",
+    "speed-up over generate": "相对 generate 的加速比",
+    "target, flat step (generate's)": "目标模型，扁平解码步（generate 所用）",
     "Speed-up": "加速比",
     "Speculative decoding on this CPU: costs, tokens per round, speed-up":
         "本机 CPU 上的推测解码：开销、每轮 token 数、加速比",
@@ -118,4 +119,46 @@ MESSAGES: dict[str, str] = {
     "return p":
         "p == q 时，max(0, p - q) 全为 0，除以它的和会得到 NaN。这时根本不会发生拒绝，所以返回 p",
     "V = 16, random p and q (seed 12)": "V = 16，随机的 p 和 q（随机种子 12）",
+    # 12.accept_or_resample
+    "sampling: accept a draft, or draw from the residual": "采样：接受草稿 token，或者从残差分布中重新抽取",
+    "return d when u < p[d] / q[d]; otherwise r = (p - q).clamp(min=0) and "
+    "int(torch.multinomial(r / r.sum(), 1, generator=g))":
+        "`u < p[d] / q[d]` 时返回 d；否则令 `r = (p - q).clamp(min=0)`，返回 `int(torch.multinomial(r / r.sum(), 1, generator=g))`",
+    "expected one token id (an int), got {got}": "应返回一个 token id（一个整数），实际得到 {got}",
+    "got {t}: refused, but u = {u} < p(d)/q(d) = {r} accepts d = {d}":
+        "得到 {t}：被拒绝了，但 u = {u} < p(d)/q(d) = {r}，应当接受 d = {d}",
+    "accept when u < p(d)/q(d), the target's probability over the draft's: a token the target likes at least as "
+    "much as the draft did is always accepted; compare u with the ratio, not with p(d) alone":
+        "u < p(d)/q(d) 时接受，这个比值是目标模型的概率除以草稿模型的概率：目标模型至少和草稿模型一样看好的 token 总会被接受；"
+        "要拿 u 和这个比值比较，而不是只和 p(d) 比较",
+    "got d = {d}: accepted, but u = {u} ≥ p(d)/q(d) = {r} refuses it":
+        "得到 d = {d}：被接受了，但 u = {u} ≥ p(d)/q(d) = {r}，应当拒绝",
+    "the ratio is p(d)/q(d) (q(d)/p(d) is upside down); at a refusal the draft's token is out and a new one is "
+    "drawn from the residual":
+        "比值是 p(d)/q(d)（q(d)/p(d) 就颠倒了）；一旦拒绝，草稿 token 就作废，要从残差分布中重新抽一个",
+    "got {t}, a token the residual max(0, p - q) gives probability 0": "得到 {t}，而残差分布 max(0, p - q) 给它的概率是 0",
+    "at a refusal draw from max(0, p - q) renormalised, not from p again: a token the draft already proposed "
+    "often enough (p ≤ q there) must not come back":
+        "拒绝之后要从归一化后的 max(0, p - q) 中抽取，而不是再从 p 中抽：草稿模型已经提议得足够多的 token（那里 p ≤ q）不能再出现",
+    "expected frequencies {e}, got {g}": "期望频率 {e}，实际得到 {g}",
+    "at a refusal you drew from p again: the draft's token gets a second chance. Draw from the residual "
+    "max(0, p - q) renormalised":
+        "拒绝之后你又从 p 中抽取：草稿 token 因此多了一次机会。应从归一化后的残差分布 max(0, p - q) 中抽取",
+    "max(0, q - p) is where the draft overrates tokens: the residual is max(0, p - q), where the target wants "
+    "more than the draft proposed":
+        "max(0, q - p) 是草稿模型高估的部分；残差分布是 max(0, p - q)，即目标模型想要的比草稿模型提议的更多的部分",
+    "d = 0, p(d) = 0.4 ≥ q(d) = 0.1, u = 0.95: accepted": "d = 0，p(d) = 0.4 ≥ q(d) = 0.1，u = 0.95：接受",
+    "d = 2, p(d) = 0.2, q(d) = 0.5, u = 0.3 < 0.4: accepted": "d = 2，p(d) = 0.2，q(d) = 0.5，u = 0.3 < 0.4：接受",
+    "4000 refusals of d = 2 (u = 0.99): the tokens follow the residual [0.75, 0.25, 0, 0]":
+        "d = 2 被拒绝 4000 次（u = 0.99）：抽出的 token 服从残差分布 [0.75, 0.25, 0, 0]",
+    "d = 2, u = 0.7 ≥ p(d)/q(d) = 0.4: refused, a token of the residual":
+        "d = 2，u = 0.7 ≥ p(d)/q(d) = 0.4：拒绝，从残差分布中抽一个 token",
+    "prompt lookup (q one-hot on d = 1), u = 0.25 < p(d) = 0.3: accepted":
+        "提示词查找（q 是落在 d = 1 上的独热分布），u = 0.25 < p(d) = 0.3：接受",
+    "prompt lookup, u = 0.5 ≥ p(d) = 0.3: refused, a token of p without d":
+        "提示词查找，u = 0.5 ≥ p(d) = 0.3：拒绝，从去掉 d 的 p 中抽一个 token",
+    "the whole rule 4000 times (d drawn from q, u uniform): the kept tokens follow p":
+        "整条规则运行 4000 次（d 从 q 中抽取，u 均匀分布）：保留下来的 token 服从 p",
+    "accept d when u < p(d)/q(d); otherwise draw from max(0, p - q) renormalised: min(p, q) + max(0, p - q) = p":
+        "u < p(d)/q(d) 时接受 d；否则从归一化后的 max(0, p - q) 中抽取：min(p, q) + max(0, p - q) = p",
 }

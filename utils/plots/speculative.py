@@ -121,10 +121,11 @@ def plot_first_token_counts(words: list[str], probs, observed: dict, title: str 
 
 def plot_speculative_speedup(data: dict, title: str | None = None):
     """Three panels. Left: the cost of one forward pass of the target against the tokens it is fed
-    (``pass_tokens``, ``target_pass_ms``), and of one draft pass (``draft_pass_ms``, one token). Middle:
+    through the modules (``pass_tokens``, ``target_pass_ms``), of the target's flat decode step (``flat_pass_ms``,
+    what ``generate`` pays per token; optional) and of one draft step (``draft_pass_ms``). Middle:
     tokens per round against k (``ks``), measured per draft (``drafts``: name -> ``tokens_per_round``),
     the i.i.d. model (``model_tokens_per_round``, None: not drawn; dash-dot) and k + 1, the most a round
-    yields. Right: the speed-up against the same loop without a draft, measured (``measured``: median,
+    yields. Right: the speed-up over ``generate``, plain greedy decoding, measured (``measured``: median,
     with ``q1``/``q3`` whiskers) and predicted by the cost model (``predicted``, dashed), with 1 dotted. ``title`` defaults to "Speculative decoding on this CPU: costs, tokens per round,
     speed-up"."""
     H = 4.9  # inches: the titles (0.65), the axes (2.75: room for a two-line y label), x labels and legend (1.5)
@@ -133,7 +134,9 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
     ax = axes[0]
     ax.plot(data["pass_tokens"], data["target_pass_ms"], "o-", color=COLORS["prefill"], ms=4,
             label=tr("target (course model)"))
-    ax.plot([1], [data["draft_pass_ms"]], "s", color=COLORS["decode"], ms=6, label=tr("draft model, 1 token"))
+    if data.get("flat_pass_ms") is not None:
+        ax.plot([1], [data["flat_pass_ms"]], "D", color="k", ms=5, label=tr("target, flat step (generate's)"))
+    ax.plot([1], [data["draft_pass_ms"]], "s", color=COLORS["decode"], ms=6, label=tr("draft model, flat step"))
     ax.set_ylim(0, max(data["target_pass_ms"]) * 1.15)
     ax.set_xlabel(tr("tokens fed in one pass (k + 1)"))
     ax.set_ylabel(two_lines(tr("ms per forward pass")))
@@ -157,9 +160,9 @@ def plot_speculative_speedup(data: dict, title: str | None = None):
     axes[1].set_ylabel(two_lines(tr("tokens per round (per target pass)")))
     axes[1].set_ylim(0, max(ks) + 1.5)
     axes[1].set_title(tr("Tokens per round"), fontsize=10, y=1.0, pad=4)
-    axes[2].axhline(1.0, color="k", ls=":", lw=1, label=tr("1: as fast as the target alone"))
+    axes[2].axhline(1.0, color="k", ls=":", lw=1, label=tr("1: as fast as generate"))
     axes[2].set_xlabel("k")
-    axes[2].set_ylabel(two_lines(tr("speed-up over the target alone")))
+    axes[2].set_ylabel(two_lines(tr("speed-up over generate")))
     axes[2].set_title(tr("Speed-up"), fontsize=10, y=1.0, pad=4)
     for ax in axes:
         ax.grid(True, alpha=0.3)
