@@ -16,7 +16,7 @@ import utils.plots as plots  # noqa: E402
 from i18n_support import chinese_screen, english_left, figure_texts, panel_texts  # noqa: E402
 from utils import load_course_model  # noqa: E402
 from utils.i18n import set_language  # noqa: E402
-from utils.exercises.compression_exercises import evict_recent  # noqa: E402
+from utils.exercises.compression_exercises import evict_recent, quantize_group  # noqa: E402
 from utils.i18n.zh import MESSAGES  # noqa: E402
 from utils.widgets import CacheCompressionPanel  # noqa: E402
 from utils.widgets.compression import describe, all_settings  # noqa: E402
@@ -161,6 +161,8 @@ MISTAKES_13 = {
         ("codes not counted from the minimum", _no_minimum),
         ("symmetric absmax quantization", _symmetric),
         ("the values read back instead of the codes", lambda x, b: (x.clone(), *_floor_codes(x, b)[1:])),
+        ("float codes: torch.round without .long()", lambda x, b: (quantize_group(x, b)[0].float(),
+                                                                    *quantize_group(x, b)[1:])),
     ],
     "13.evict_recent": [
         ("no sinks: the last budget positions", _recent_only),
@@ -172,3 +174,47 @@ MISTAKES_13 = {
                                                           list(range(s)) + list(range(n - b + s + 1, n))), n)),
     ],
 }
+
+
+# Each planted mistake gets a hint about itself, not a neighbour's: (English needle, Chinese needle) of the hint
+# line, the check's last line. The float codes are a form problem: the message names the dtype.
+HINTS_13 = {
+    "floor instead of round": ("truncating (`floor`", "截断（`floor`"),
+    "2**bits levels between min and max, not 2**bits - 1 steps": ("`2**bits - 1` steps", "只有 `2**bits - 1` 步"),
+    "codes not counted from the minimum": ("subtract `min` before dividing", "先减去 `min`"),
+    "symmetric absmax quantization": ("asymmetric, not symmetric", "要非对称，不要对称"),
+    "the values read back instead of the codes": ("not the values themselves", "而不是数值本身"),
+    "float codes: torch.round without .long()": ("(type, shape, dtype)", "类型"),
+    "no sinks: the last budget positions": ("the sinks are never evicted", "汇聚点永远不会被淘汰"),
+    "the next position = the positions kept": ("not the number of positions kept", "而不是保留下来的位置数"),
+    "sinks on top of the budget": ("the budget counts the sinks too", "预算里也算上了汇聚点"),
+    "one recent position too few": ("one recent position too few", "最近的位置少了一个"),
+}
+
+
+@pytest.mark.parametrize("exercise_id, name, wrong", [(k, n, f) for k, ms in MISTAKES_13.items() for n, f in ms],
+                         ids=[n for ms in MISTAKES_13.values() for n, _ in ms])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_each_mistake_gets_its_own_hint(exercise_id, name, wrong, language, capsys):
+    from utils import exercises
+
+    set_language(language)
+    try:
+        assert not exercises.check(exercise_id, wrong).passed
+    finally:
+        set_language("zh")  # the fixture's language
+    hint = capsys.readouterr().out.strip().splitlines()[-1]
+    assert HINTS_13[name][language == "zh"] in hint, hint
+    others = [needles[language == "zh"] for other, needles in HINTS_13.items() if other != name]
+    assert not any(needle in hint for needle in others), hint
+
+
+def test_float_codes_are_refused_with_their_dtype(capsys):
+    from utils import exercises
+
+    set_language("en")
+    try:
+        exercises.check("13.quantize_group", lambda x, b: (quantize_group(x, b)[0].float(), *quantize_group(x, b)[1:]))
+    finally:
+        set_language("zh")
+    assert "expected an integer dtype" in capsys.readouterr().out

@@ -152,7 +152,9 @@ def test_quantize_group_matches_the_package_codes(seed):
     x = torch.randn(32, generator=torch.Generator().manual_seed(seed)) * (seed + 1)
     codes, scale, lo = quantize_group(x, 8)
     packed, scale16, lo16 = quantize(x, 8, dim=0)
-    assert torch.equal(codes, packed.long())
+    # the package computes its codes against the float16 scale and minimum it stores: a code may differ by one
+    assert (codes - packed.long()).abs().max() <= 1
+    assert torch.equal(packed.long(), torch.round((x - lo16.float()) / scale16.float()).long())
     assert scale == pytest.approx(float(scale16), rel=1e-3) and lo == pytest.approx(float(lo16), rel=1e-3)
     assert ((lo + codes * scale - x).abs() <= scale / 2 + 1e-6).all()
 

@@ -5,13 +5,19 @@
 once with ``make_cache()``. At every decode step it compares the two next-token distributions. It reports:
 
     max_logit_diff   the largest |logit difference| over all steps and tokens
+    kl               the mean KL divergence of the cache's next-token distribution from the exact one's
+                     (nats per step): never negative, so small changes add up instead of cancelling
     greedy_match     the share of steps where both pick the same greedy token
     loss_exact       the mean negative log-likelihood of the true next tokens (nats/token), exact cache
     loss_cache       the same with the cache under test: how much worse it predicts the held-out text
+    loss_se          the standard error of ``loss_cache - loss_exact`` over the texts (each text's steps
+                     move together, so the texts, not the steps, are the independent samples)
     nbytes           the cache's bytes after the last step, next to the exact cache's (``nbytes_exact``)
 
 Teacher forcing keeps both runs on the same text, so a single early disagreement does not send the
-two down different paths and every later step is still compared. ``held_out_docs`` gives documents of
+two down different paths and every later step is still compared. Texts of the same length run
+together, as one batch (each row is its own text: no padding, and every cache keeps its rows apart).
+``held_out_docs`` gives documents of
 the course language the model never trained on (``utils.corpus``'s held-out split). ``quality_table``
 prints several caches' numbers side by side, in the current language.
 """
@@ -37,6 +43,8 @@ class CacheQuality:
     loss_cache: float
     nbytes: int
     nbytes_exact: int
+    kl: float = 0.0
+    loss_se: float = 0.0
 
     @property
     def bytes_ratio(self) -> float:
@@ -76,12 +84,35 @@ class ExactRun:
 
 
 def _teacher_forced(model, ids: torch.Tensor, cache, n_prefill: int) -> torch.Tensor:
-    """Logits ``[T - n_prefill, V]`` (float32) of each decode step of ``ids`` ``[1, T]``, fed into ``cache``."""
+    """Logits ``[B, T - n_prefill, V]`` (float32) of each decode step of ``ids`` ``[B, T]``, fed into ``cache``."""
     T = ids.shape[1]
-    out = [model(ids[:, :n_prefill], cache=cache)[:, -1].float()]  # (1, V)
+    out = [model(ids[:, :n_prefill], cache=cache)[:, -1:].float()]  # (B, 1, V)
     for t in range(n_prefill, T - 1):
-        out.append(model(ids[:, t: t + 1], cache=cache)[:, -1].float())  # the true token, fed
-    return torch.cat(out)  # (T - n_prefill, V)
+        out.append(model(ids[:, t: t + 1], cache=cache)[:, -1:].float())  # the true tokens, fed
+    return torch.cat(out, dim=1)  # (B, T - n_prefill, V)
+
+
+def _by_length(texts: list[torch.Tensor]) -> list[list[int]]:
+    """The indices of ``texts``, grouped by length (one batch each, no padding); the last text's group last."""
+    groups: dict[int, list[int]] = {}
+    for i, ids in enumerate(texts):
+        groups.setdefault(ids.shape[1], []).append(i)
+    last = groups.pop(texts[-1].shape[1])
+    return [*groups.values(), last]
+
+
+def _run(model, texts: list[torch.Tensor], make_cache, n_prefill: int) -> tuple[list[torch.Tensor], int]:
+    """Per text its logits ``[steps, V]``, and the bytes one text of the last group leaves in its cache."""
+    logits: list[torch.Tensor | None] = [None] * len(texts)
+    nbytes = 0
+    for group in _by_length(texts):
+        cache = _new_cache(make_cache)
+        batch = torch.cat([texts[i] for i in group])  # (B, T): texts of one length
+        out = _teacher_forced(model, batch, cache, n_prefill)  # (B, steps, V)
+        for row, i in enumerate(group):
+            logits[i] = out[row]
+        nbytes = cache.nbytes // len(group)  # every row holds the same number of positions
+    return logits, nbytes
 
 
 def _texts(texts, n_prefill: int) -> list[torch.Tensor]:
@@ -106,23 +137,20 @@ def exact_run(model, texts, n_prefill: int) -> ExactRun:
     texts = _texts(texts, n_prefill)
     with torch.inference_mode():
         model.eval()
-        logits, cache = [], None
-        for ids in texts:
-            cache = KVCache()
-            logits.append(_teacher_forced(model, ids, cache, n_prefill))
-    return ExactRun(tuple(logits), cache.nbytes, n_prefill)
+        logits, nbytes = _run(model, texts, KVCache, n_prefill)
+    return ExactRun(tuple(logits), nbytes, n_prefill)
 
 
 def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int,
                   exact: ExactRun | None = None) -> CacheQuality:
     """Teacher-forced comparison of ``make_cache()`` with an exact ``KVCache`` on ``texts`` (one ``[1, T]``
-    text or a list of them, each run with fresh caches; the numbers pool every decode step; ``nbytes``:
-    the last text's caches). ``exact``: the exact cache's run of the same texts (``exact_run``), when
-    several caches are compared. See the module docstring.
+    text or a list of them; the numbers pool every decode step; ``nbytes``: one text's cache, the last
+    text's). ``exact``: the exact cache's run of the same texts (``exact_run``), when several caches are
+    compared. See the module docstring.
 
-    ``make_cache`` is called once per text and must return a new, empty cache each time (``KVCache``, or
-    ``lambda: QuantizedKVCache(bits=4)``): one cache shared by every call would carry each text's K/V into
-    the next, and the numbers would compare a longer, wrong context."""
+    ``make_cache`` is called once per batch of texts of one length and must return a new, empty cache each
+    time (``KVCache``, or ``lambda: QuantizedKVCache(bits=4)``): one cache shared by every call would carry
+    each batch's K/V into the next, and the numbers would compare a longer, wrong context."""
     check_model(model)
     if not callable(make_cache):
         raise ValueError(tr("make_cache must be a function that returns a new cache (e.g. KVCache, or lambda: "
@@ -132,20 +160,24 @@ def compare_cache(model, texts, make_cache: Callable[[], object], n_prefill: int
     exact = exact if exact is not None else exact_run(model, texts, n_prefill)
     if exact.n_prefill != n_prefill or len(exact.logits) != len(texts):
         raise ValueError("exact= was run on other texts or another n_prefill: make it with exact_run(model, texts, n_prefill)")
-    max_diff, same, nll_exact, nll_cache, n = 0.0, 0, 0.0, 0.0, 0
     with torch.inference_mode():
         model.eval()
-        other = None
-        for ids, a in zip(texts, exact.logits):
-            other = _new_cache(make_cache)
-            b = _teacher_forced(model, ids, other, n_prefill)  # (steps, V)
-            truth = ids[0, n_prefill:]  # (steps,): the true next tokens
-            max_diff = max(max_diff, float((a - b).abs().max()))
-            same += int((a.argmax(-1) == b.argmax(-1)).sum())
-            nll_exact -= float(a.log_softmax(-1).gather(1, truth[:, None]).sum())
-            nll_cache -= float(b.log_softmax(-1).gather(1, truth[:, None]).sum())
-            n += truth.numel()
-    return CacheQuality(max_diff, same / n, nll_exact / n, nll_cache / n, other.nbytes, exact.nbytes)
+        logits, nbytes = _run(model, texts, make_cache, n_prefill)
+    max_diff, same, kl, n = 0.0, 0, 0.0, 0
+    nll_exact, nll_cache = [], []  # per text: summed over its steps
+    for ids, a, b in zip(texts, exact.logits, logits):  # a, b: (steps, V)
+        truth = ids[0, n_prefill:, None]  # (steps, 1): the true next tokens
+        log_a, log_b = a.log_softmax(-1), b.log_softmax(-1)
+        max_diff = max(max_diff, float((a - b).abs().max()))
+        same += int((a.argmax(-1) == b.argmax(-1)).sum())
+        kl += float((log_a.exp() * (log_a - log_b)).sum())
+        nll_exact.append(-float(log_a.gather(1, truth).sum()))
+        nll_cache.append(-float(log_b.gather(1, truth).sum()))
+        n += truth.shape[0]
+    diff = torch.tensor(nll_cache, dtype=torch.float64) - torch.tensor(nll_exact, dtype=torch.float64)  # per text
+    se = float(diff.std() * len(texts) ** 0.5 / n) if len(texts) > 1 else float("nan")
+    return CacheQuality(max_diff, same / n, sum(nll_exact) / n, sum(nll_cache) / n, nbytes, exact.nbytes,
+                        kl=max(kl / n, 0.0), loss_se=se)
 
 
 def _new_cache(make_cache) -> object:
@@ -167,20 +199,21 @@ def quality_table(rows, exact_loss: float, label_width: int = 48) -> str:
     """The lines of a table of caches against the exact one, headers in the current language.
 
     ``rows``: ``(label, bytes_ratio, quality)`` per cache: what to call it, its bytes as a share of the exact
-    cache's, and its ``CacheQuality``. Columns: the label, that share, ``max_logit_diff``, ``greedy_match``
-    and Δ loss (``loss_cache - exact_loss``, nats/token). Cells are padded by display width
-    (``utils.i18n.pad``), so Chinese labels line up; the label column widens for a longer label.
+    cache's, and its ``CacheQuality``. Columns: the label, that share, ``max_logit_diff``, ``kl``,
+    ``greedy_match``, Δ loss (``loss_cache - exact_loss``, nats/token) and its standard error ``loss_se``.
+    Cells are padded by display width (``utils.i18n.pad``), so Chinese labels line up; the label column
+    widens for a longer label.
     """
     rows = list(rows)
     for row in rows:
         if not (isinstance(row, (tuple, list)) and len(row) == 3 and isinstance(row[2], CacheQuality)):
             raise ValueError(f"each row must be (label, bytes_ratio, CacheQuality), got {row!r}")
-    head = [tr("setting"), tr("bytes"), tr("max |Δlogits|"), tr("greedy match"), tr("Δ loss")]
-    cells = [[str(label), f"{ratio:.0%}", f"{q.max_logit_diff:.3f}", f"{q.greedy_match:.1%}",
-              f"{q.loss_cache - exact_loss:+.5f}"] for label, ratio, q in rows]
+    head = [tr("setting"), tr("bytes"), tr("max |Δlogits|"), tr("KL"), tr("greedy match"), tr("Δ loss"), tr("± s.e.")]
+    cells = [[str(label), f"{ratio:.0%}", f"{q.max_logit_diff:.3f}", f"{q.kl:.1e}", f"{q.greedy_match:.2%}",
+              f"{q.loss_cache - exact_loss:+.5f}", f"{q.loss_se:.5f}"] for label, ratio, q in rows]
     widths = [max(label_width, *(display_width(c[0]) + 1 for c in cells), display_width(head[0]) + 1)]
     widths += [max(w, display_width(h) + 1, *(display_width(c[i]) + 1 for c in cells))
-               for i, (w, h) in enumerate(zip((6, 15, 14, 10), head[1:]), start=1)]
+               for i, (w, h) in enumerate(zip((6, 15, 9, 14, 10, 9), head[1:]), start=1)]
     lines = [pad(head[0], widths[0]) + "".join(pad(h, w, ">") for h, w in zip(head[1:], widths[1:]))]
     lines += [pad(c[0], widths[0]) + "".join(pad(x, w, ">") for x, w in zip(c[1:], widths[1:])) for c in cells]
     return "\n".join(lines)

@@ -2,8 +2,10 @@
 
 Each value x of a group becomes an integer code ``c = round((x - lo) / scale)`` in ``[0, 2^bits - 1]``,
 with ``scale = (hi - lo) / (2^bits - 1)`` and ``lo``, ``hi`` the group's min and max (asymmetric
-min-max quantization); reading it back gives ``lo + c * scale``, off by at most ``scale / 2``. What a
-group is matters, because one outlier stretches its whole group's scale:
+min-max quantization); reading it back gives ``lo + c * scale``, off by at most ``scale / 2``. The
+scale and minimum are stored in float16, rounded outward, and the codes are computed against those stored
+numbers, so the bound holds with the stored ``scale``. What a group is matters, because one outlier
+stretches its whole group's scale:
 
 * ``"token"``: one scale per position and head, over its d_h channels (the group is a row);
 * ``"channel"``: one scale per channel and head, over ``group_size`` consecutive positions (a column).
@@ -50,14 +52,26 @@ def quantize(x: torch.Tensor, bits: int, dim: int) -> tuple[torch.Tensor, torch.
     if bits == 4 and (x.dim() == 0 or x.shape[-1] % 2):
         raise ValueError(tr("4-bit codes are packed two per byte along the last axis: it needs an even size, x has "
                             "shape {shape}; pad it by one value, or use bits=8", shape=tuple(x.shape)))
+    x = x.float()
     lo, hi = x.amin(dim=dim, keepdim=True), x.amax(dim=dim, keepdim=True)
     levels = 2**bits - 1
-    scale = ((hi - lo) / levels).clamp(min=1e-8)
-    codes = ((x - lo) / scale).round().clamp(0, levels).to(torch.uint8)
+    # The scale and minimum are stored in float16, so the codes are computed against the stored numbers,
+    # each rounded outward (the minimum down, the scale up): the levels still span [lo, hi], and every value
+    # comes back within half a stored step. (float16 smallest step, 2^-24, for a group of equal values.)
+    lo16 = _float16(lo, down=True)
+    scale16 = _float16(((hi - lo16.float()) / levels).clamp(min=2.0**-24), down=False)
+    codes = ((x - lo16.float()) / scale16.float()).round().clamp(0, levels).to(torch.uint8)
     if bits == 4:  # two codes per byte: the even channel in the low nibble
         codes = codes[..., 0::2] | (codes[..., 1::2] << 4)
     codes.quant_bits = bits  # read back only with the same bits (a tensor keeps Python attributes)
-    return codes, scale.to(torch.float16), lo.to(torch.float16)
+    return codes, scale16, lo16
+
+
+def _float16(x: torch.Tensor, down: bool) -> torch.Tensor:
+    """``x`` (float32) in float16, rounded down (``down``) or up instead of to the nearest."""
+    near = x.to(torch.float16)
+    off = near.float() > x if down else near.float() < x  # rounded the wrong way: one float16 step back
+    return torch.where(off, torch.nextafter(near, torch.full_like(near, -torch.inf if down else torch.inf)), near)
 
 
 def dequantize(codes: torch.Tensor, scale: torch.Tensor, lo: torch.Tensor, bits: int, dtype) -> torch.Tensor:

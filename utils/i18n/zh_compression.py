@@ -37,7 +37,8 @@ MESSAGES: dict[str, str] = {
     "cache bytes / exact cache bytes": "缓存字节数 / 精确缓存字节数",
     "held-out loss (nats/token)": "留出集损失（nat/token）",
     "greedy match with the exact cache (%)": "与精确缓存的贪心 token 一致率（%）",
-    "max |Δlogits| (logit units)": "最大 |Δlogits|",
+    "max |Δlogits| (logit units, log scale)": "最大 |Δlogits|（对数坐标）",
+    "exact cache (0: on the floor)": "精确缓存（值为 0，画在底线上）",
     "8-bit (any grouping, residual)": "8 位（任意分组和残差窗口）",
     "4-bit (any grouping, residual)": "4 位（任意分组和残差窗口）",
     "evict: sinks + recent": "淘汰：汇聚点 + 最近窗口",
@@ -92,6 +93,8 @@ MESSAGES: dict[str, str] = {
     "setting": "设置",
     "bytes": "字节",
     "Δ loss": "Δ 损失",
+    "KL": "KL 散度",
+    "± s.e.": "± 标准误",
 
     # --- exercises/compression_exercises.py --------------------------------------------------------------
     "expected 3 values (`codes`, `scale`, `lo`), got {type}": "应返回 3 个值（`codes`、`scale`、`lo`），实际是 `{type}`",
@@ -122,11 +125,38 @@ MESSAGES: dict[str, str] = {
         "汇聚点（位置 `0 .. sinks - 1`）始终保留，其余是最新的 `budget - sinks` 个位置；下一个位置等于已看过的 token 数",
     "the next token's position is `n_seen`, the tokens seen, not the number of positions kept":
         "下一个 token 的位置是 `n_seen`，即已看过的 token 数，而不是保留下来的位置数",
-    "the budget counts the sinks too: 4 sinks leave room for 4 recent positions":
-        "预算里也算上了汇聚点：4 个汇聚点只给最近的位置留下 4 个名额",
     "5 tokens seen, budget 8: nothing evicted yet": "已看过 5 个 token，预算 8：还没有淘汰任何位置",
     "exactly the budget: 8 tokens, budget 8": "正好达到预算：8 个 token，预算 8",
     "20 tokens seen, budget 8, 1 sink": "已看过 20 个 token，预算 8，1 个汇聚点",
     "20 tokens seen, budget 8, 4 sinks": "已看过 20 个 token，预算 8，4 个汇聚点",
     "9 tokens seen, budget 8, no sinks": "已看过 9 个 token，预算 8，没有汇聚点",
+    # the mistakes the two judges recognise, each with its own hint
+    "`codes` are integers: expected an integer dtype (`torch.round(...).long()`), got {dtype}":
+        "`codes` 是整数：应为整数类型（`torch.round(...).long()`），实际是 {dtype}",
+    "round to the nearest level (`torch.round`); truncating (`floor`, `int()`) is off by one code for values "
+    "just below a level":
+        "取最近的量化级（`torch.round`）；截断（`floor`、`int()`）会让略低于某个量化级的数值的量化码少 1",
+    "`2**bits` codes are `2**bits - 1` steps from the minimum to the maximum: divide the range by "
+    "`2**bits - 1`, so the maximum gets the top code":
+        "`2**bits` 个量化码之间只有 `2**bits - 1` 步：范围要除以 `2**bits - 1`，最大值才落在最高的量化码上",
+    "asymmetric, not symmetric: the range runs from the group's minimum to its maximum (`lo = min`), so codes "
+    "go from 0 to `2**bits - 1`, never below 0":
+        "要非对称，不要对称：范围从组内最小值到最大值（`lo = min`），量化码从 0 到 `2**bits - 1`，不会小于 0",
+    "return the integer codes, `round((x - min) / scale)`, not the values themselves":
+        "返回整数量化码 `round((x - min) / scale)`，而不是数值本身",
+    "expected 2 values (`kept`, `next_position`), got {type}": "应返回 2 个值（`kept`、`next_position`），实际是 `{type}`",
+    "`kept`: expected a list of ints, got {got}": "`kept`：应为整数列表，实际是 {got}",
+    "`next_position`: expected an int, got {type}": "`next_position`：应为整数，实际是 `{type}`",
+    "`kept`: {problem}": "`kept`：{problem}",
+    "`next_position`: {problem}": "`next_position`：{problem}",
+    "the sinks are never evicted: keep positions `0 .. sinks - 1`, then the newest `budget - sinks`":
+        "汇聚点永远不会被淘汰：保留位置 `0 .. sinks - 1`，再保留最新的 `budget - sinks` 个位置",
+    "the budget counts the sinks too: `sinks` of them plus the newest `budget - sinks`, `budget` positions "
+    "in all":
+        "预算里也算上了汇聚点：`sinks` 个汇聚点加上最新的 `budget - sinks` 个位置，一共 `budget` 个",
+    "one recent position too few: after the sinks come exactly `budget - sinks` recent positions, "
+    "`n_seen - (budget - sinks) .. n_seen - 1`":
+        "最近的位置少了一个：汇聚点之后正好是 `budget - sinks` 个最近的位置，即 `n_seen - (budget - sinks) .. n_seen - 1`",
+    "one recent position too many: the cache holds `budget` positions, the sinks included":
+        "最近的位置多了一个：缓存一共只保留 `budget` 个位置，汇聚点也算在内",
 }

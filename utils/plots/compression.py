@@ -130,6 +130,10 @@ def plot_compression_tradeoff(state: dict, title: str | None = None):
     # fixed places (a panel redraws this at every step; no layout pass): the scatter, its legend, the bars
     ax0.set_position([0.075, 0.13, 0.425, 0.72])
     ax1.set_position([0.765, 0.36, 0.22, 0.49])  # its legend goes under it, clear of the bars' labels
+    log = measure == "max_diff"  # 8-bit, 4-bit and eviction differ by orders of magnitude: a log axis
+    if log:  # the exact cache's 0 (and any other) is drawn on the axis floor, a decade below the smallest change
+        floor = min((value(q) for _, _, q in state["points"] if value(q) > 0), default=1.0) / 10
+        value = (lambda v: lambda q: max(v(q), floor))(value)
     kinds: dict = {}  # one line of markers per kind of setting (one artist each: fewer to draw)
     for key, ratio, q in state["points"]:
         kinds.setdefault(_style(key), []).append((ratio, value(q)))
@@ -139,16 +143,20 @@ def plot_compression_tradeoff(state: dict, title: str | None = None):
         ax0.plot(state["ratio"], value(state["quality"]), "o", ms=16, mfc="none", mec="black", mew=1.8)
     if measure == "loss":
         ax0.axhline(state["loss_exact"], color="black", ls="--", lw=0.8)
+    if log:
+        ax0.set_yscale("log")
+        ax0.set_ylim(floor / 1.5, None)
     ax0.set_xlim(0, 1.08)
     ax0.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax0.set_xlabel(tr("cache bytes / exact cache bytes"))
     ax0.set_ylabel({"loss": tr("held-out loss (nats/token)"), "match": tr("greedy match with the exact cache (%)"),
-                    "max_diff": tr("max |Δlogits| (logit units)")}[measure])
+                    "max_diff": tr("max |Δlogits| (logit units, log scale)")}[measure])
     ax0.grid(True, alpha=0.3)
     handles = [Line2D([], [], marker=m, color=c, ls="", label=label) for (c, m), label in (
         (KIND_STYLE[8], tr("8-bit (any grouping, residual)")), (KIND_STYLE[4], tr("4-bit (any grouping, residual)")),
         (KIND_STYLE["recent"], tr("evict: sinks + recent")), (KIND_STYLE["key_norm"], tr("evict: key norm")),
-        (KIND_STYLE["attention"], tr("evict: attention received")), (KIND_STYLE["exact"], tr("exact cache")))]
+        (KIND_STYLE["attention"], tr("evict: attention received")),
+        (KIND_STYLE["exact"], tr("exact cache (0: on the floor)") if log else tr("exact cache")))]
     handles.append(Line2D([], [], marker="o", ms=10, mfc="none", mec="black", ls="", label=tr("the setting chosen")))
     if measure == "loss":
         handles.append(Line2D([], [], color="black", ls="--", lw=0.8, label=tr("exact cache's loss")))

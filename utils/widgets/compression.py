@@ -31,7 +31,7 @@ RULES = ("none", "recent", "key_norm", "attention")
 BUDGETS = (6, 8, 10)  # positions per layer an evicting cache keeps
 MEASURES = ("loss", "match", "max_diff")  # what the chart's y axis shows
 GROUP_SIZE, SINKS, WINDOW = 4, 1, 4  # positions per per-channel group; the sink (<BOS>) and the recent window
-N_PREFILL, N_DOCS, MIN_TOKENS = 4, 40, 12  # each document: 4 tokens prefilled, the rest decoded one by one
+N_PREFILL, N_DOCS, MIN_TOKENS = 4, 400, 12  # each document: 4 tokens prefilled, the rest decoded one by one
 # The sizing part: a real model, a long context, groups and a residual of the size real systems use.
 SIZING_MODEL, SIZING_T, SIZING_GROUP, SIZING_RESIDUAL = "Llama-3-8B", 32768, 32, 128
 
