@@ -102,6 +102,7 @@ SERIES = [
     ("11_continuous_batching.ipynb", "Appendix A2: continuous batching and chunked prefill"),
     ("12_speculative_decoding.ipynb", "Appendix B1: speculative decoding with cache rollback"),
     ("13_smaller_kv_cache.ipynb", "Appendix B2: a smaller KV cache, by quantization and eviction"),
+    ("14_numerics_of_cached_inference.ipynb", "Appendix C: the numerics of cached inference"),
 ]
 
 
@@ -145,7 +146,7 @@ TEACHES = {
     "06_performance_metrics.ipynb": "TTFT (in parts), TPOT, ITL, throughput and KV memory, measured; the "
                                     "batch roofline; arrivals served one at a time, in static batches and "
                                     "by continuous batching",
-    "07_bug_lab.ipynb": "five mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs "
+    "07_bug_lab.ipynb": "ten mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs "
                         "(positions, masks, concatenation axis, padding, beams), found by comparing with "
                         "full recompute",
     "08_beyond_the_basics.ipynb": "what real engines add on top: preallocated caches, sliding windows and "
@@ -163,6 +164,9 @@ TEACHES = {
     "13_smaller_kv_cache.ipynb": "K/V quantized to 8 or 4 bits (keys per channel, values per token, "
                                  "an exact recent window) and evicted under a budget (sinks + window, key norm, "
                                  "attention); memory against quality, measured",
+    "14_numerics_of_cached_inference.ipynb": "why cached and recomputed logits differ in the last bits: "
+                                             "summation order, the first op that differs, batch invariance, "
+                                             "when a greedy token flips, and transformers' use_cache",
 }
 
 

@@ -5,7 +5,7 @@ A key may appear in two parts only with the same translation (checked on import)
 from __future__ import annotations
 
 from . import (zh_compression, zh_core, zh_errors, zh_exercises, zh_grammar, zh_paged, zh_quiz, zh_inference,
-               zh_practice, zh_serving, zh_speculative)
+               zh_practice, zh_serving, zh_speculative, zh_numerics)
 
 
 def _merge(*parts) -> dict[str, str]:
@@ -19,4 +19,4 @@ def _merge(*parts) -> dict[str, str]:
 
 
 MESSAGES = _merge(zh_core, zh_inference, zh_practice, zh_quiz, zh_exercises, zh_paged, zh_serving, zh_speculative,
-                  zh_compression, zh_grammar, zh_errors)
+                  zh_compression, zh_grammar, zh_errors, zh_numerics)

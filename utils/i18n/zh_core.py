@@ -25,6 +25,11 @@ MESSAGES: dict[str, str] = {
     "Appendix A2: continuous batching and chunked prefill": "附录 A2：连续批处理与分块预填充",
     "Appendix B1: speculative decoding with cache rollback": "附录 B1：推测解码与缓存回滚",
     "Appendix B2: a smaller KV cache, by quantization and eviction": "附录 B2：更小的 KV 缓存：量化与淘汰",
+    "Appendix C: the numerics of cached inference": "附录 C：带缓存推理的数值问题",
+    "why cached and recomputed logits differ in the last bits: summation order, the first op that differs, "
+    "batch invariance, when a greedy token flips, and transformers' use_cache":
+        "带缓存与重算的 logits 为什么在最后几位上不同：求和顺序、第一个出现差异的算子、批不变性、"
+        "贪心选出的 token 何时翻转，以及 transformers 的 use_cache",
     "a draft proposes k tokens, the target checks them in one pass; greedy equals the target alone, "
     "sampling keeps its distribution, both caches roll back; the speed-up, measured and modelled":
         "草稿模型提出 k 个 token，目标模型在一次前向计算中把它们全部验证；贪心时输出与目标模型单独运行一致，"
@@ -63,9 +68,9 @@ MESSAGES: dict[str, str] = {
     "time, in static batches and by continuous batching":
         "实测 TTFT（分段）、TPOT、ITL、吞吐量和 KV 缓存占用；按批大小看的屋顶线模型；请求陆续到达时，逐个处理、静态批处理"
         "与连续批处理的对比",
-    "five mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs (positions, masks, "
+    "ten mystery bugs to diagnose and fix, then the catalogue of classic KV-cache bugs (positions, masks, "
     "concatenation axis, padding, beams), found by comparing with full recompute":
-        "五个神秘 bug，先诊断再修复；然后是经典 KV 缓存 bug 目录（位置、掩码、拼接维度、填充、束搜索），"
+        "十个神秘 bug，先诊断再修复；然后是经典 KV 缓存 bug 目录（位置、掩码、拼接维度、填充、束搜索），"
         "都靠与完全重算对比来发现",
     "what real engines add on top: preallocated caches, sliding windows and truncation, beam search, transformers' "
     "caches side by side, a real pretrained model":
