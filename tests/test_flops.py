@@ -5,8 +5,8 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from utils import KVCache, ModelConfig, decode_step, prefill
 from utils.flops import (
-    StepCost, attention_flops_per_query, decode_step_cost, mlp_flops_per_token, projection_flops_per_token,
-    savings_table, weight_bytes,
+    StepCost, attention_crossover, attention_flops_per_query, decode_step_cost, mlp_flops_per_token,
+    prefill_flops, prefill_flops_per_token, projection_flops_per_token, savings_table, weight_bytes,
 )
 from utils.sizing import MODEL_PRESETS, cache_bytes_for
 
@@ -143,3 +143,35 @@ def test_published_and_measured_roofs_cite_their_source_in_the_learners_language
     finally:
         set_language("en")
     assert GPU_ROOFS[0].cited_source == GPU_ROOFS[0].source
+
+
+@pytest.mark.parametrize("T", [1, 6, 25])
+def test_prefill_flops_equal_torch_count_of_the_explicit_prefill(T):
+    # The explicit attention computes the whole T x T square and the course's prefill computes the
+    # LM head for all T rows: that is the count with masked_half_skipped=False.
+    model = tiny_model("GQA")
+    model.set_attn_impl("explicit")
+    ids = torch.randint(0, model.cfg.vocab_size, (1, T), generator=torch.Generator().manual_seed(T))
+    with torch.inference_mode():
+        counted = _counted(lambda: prefill(model, ids, cache=KVCache()))
+    assert counted == sum(prefill_flops(model.cfg, T, masked_half_skipped=False).values())
+    assert prefill_flops_per_token(model.cfg, T, masked_half_skipped=False) == counted / T
+
+
+def test_prefill_attention_skipping_the_masked_half_counts_the_triangle():
+    cfg = MODEL_PRESETS["Llama-2-7B"]
+    full = prefill_flops(cfg, 10, masked_half_skipped=False)
+    half = prefill_flops(cfg, 10, masked_half_skipped=True)
+    assert half["attention"] * 100 == full["attention"] * 55  # 10 x 11 / 2 pairs of 10 x 10
+    assert {k: v for k, v in half.items() if k != "attention"} == {k: v for k, v in full.items() if k != "attention"}
+
+
+@pytest.mark.parametrize("skipped", [False, True])
+def test_attention_crossover_is_where_attention_reaches_projections_and_mlps(skipped):
+    for cfg in (MODEL_PRESETS["Llama-2-7B"], ModelConfig(vocab_size=1000, n_layers=4, n_heads=8, n_kv_heads=2,
+                                                         d_model=256, d_ff=688, max_seq_len=1024)):
+        T = attention_crossover(cfg, masked_half_skipped=skipped)
+        at = {n: prefill_flops(cfg, n, masked_half_skipped=skipped) for n in (T, T + 1)}
+        rest = {n: f["projections"] + f["mlp"] for n, f in at.items()}
+        assert at[T]["attention"] <= rest[T]  # not yet at T
+        assert at[T + 1]["attention"] > rest[T + 1]  # past it one token later

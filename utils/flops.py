@@ -28,6 +28,10 @@ Bytes are the memory one step has to read or write (batch of one unless ``batch_
     kv_read   cached: the K and V of the ``T`` history tokens, every layer: 2 L H_kv d_h T bytes/elt
     kv_write  cached: the new token's K and V, every layer: 2 L H_kv d_h bytes/elt
 
+``prefill_flops`` counts a prefill of T tokens with the same per-token parts (all T tokens run,
+attention over the causal triangle or the whole square), and ``attention_crossover`` gives the
+prompt length at which its attention reaches its projections and MLPs.
+
 What the cache saves: the history's projections and MLPs (and the history queries' attention).
 What it does not: the new token's whole forward pass, the new query's attention over ever more
 keys, and reading the growing cache. So a cached step still gets slower as ``T`` grows.
@@ -150,3 +154,35 @@ def savings_table(
             "flop_ratio": n.total_flops / c.total_flops,
         })
     return rows
+
+
+def prefill_flops(cfg: ModelConfig, prompt_len: int, *, masked_half_skipped: bool) -> dict[str, int]:
+    """FLOPs of a batch-1 prefill of ``prompt_len`` tokens (T), per part: what runs, not only what is needed.
+
+    Attention counts T(T+1)/2 query-key pairs per head and layer if the kernel skips the masked half,
+    T x T if it computes the whole square and drops half. The LM head runs on all T rows, as the
+    course's ``prefill`` does (a lean engine computes only the last row's logits).
+    """
+    check_int("prompt_len", prompt_len)
+    L, T = cfg.n_layers, prompt_len
+    pairs = T * (T + 1) // 2 if masked_half_skipped else T * T  # query-key pairs per head and layer
+    return {"projections": L * T * projection_flops_per_token(cfg),
+            "mlp": L * T * mlp_flops_per_token(cfg),
+            "attention": L * attention_flops_per_query(cfg, 1) * pairs,
+            "lm_head": T * 2 * cfg.d_model * cfg.vocab_size}
+
+
+def prefill_flops_per_token(cfg: ModelConfig, prompt_len: int, *, masked_half_skipped: bool) -> float:
+    """The FLOPs of a prefill of ``prompt_len`` tokens, per prompt token."""
+    return sum(prefill_flops(cfg, prompt_len, masked_half_skipped=masked_half_skipped).values()) / prompt_len
+
+
+def attention_crossover(cfg: ModelConfig, *, masked_half_skipped: bool) -> int:
+    """The prompt length T at which a prefill's attention FLOPs reach its projections' and MLPs'.
+
+    Solves a1 * pairs(T) = T * per_token, with a1 the FLOPs of one query-key pair (all heads, one
+    layer): pairs = T(T+1)/2 gives T = 2 per_token / a1 - 1, pairs = T x T gives T = per_token / a1.
+    """
+    per_token = projection_flops_per_token(cfg) + mlp_flops_per_token(cfg)  # one token, one layer
+    a1 = attention_flops_per_query(cfg, 1)  # one query against one key, one layer
+    return 2 * per_token // a1 - 1 if masked_half_skipped else per_token // a1

@@ -1,19 +1,22 @@
 """Judges of notebook 01's exercises, the causal mask with a cache and ``repeat_kv``: each recognises the
 mistakes learners make (the mask without its offset, a float 0/1 mask, the heads tiled by ``x.repeat``, an
-input written in place...) and names them, as ``mistakes.py`` does for notebooks 02-05.
+input written in place, a wrapper around the package's own function...) and names them, as ``mistakes.py``
+does for notebooks 02-05.
 
 Everything said goes through ``tr``; values through ``fmt``.
 """
 from __future__ import annotations
 
 import inspect
+import sys
 
 import torch
 from torch.nn.attention.bias import CausalBias
 
+from .. import attention as _package
 from ..i18n import tr
 from . import solutions as S
-from .judges import Case, call_with, diagnosis, expected_got, fmt, is_form_problem, same_tensor
+from .judges import Case, Raised, call_with, catching, diagnosis, expected_got, fmt, is_form_problem, same_tensor
 from .mistakes import Judge, _equal
 
 
@@ -36,10 +39,62 @@ def _names(code) -> set[str]:
     return names
 
 
+class _Wrapped:
+    """What a case hands the judge when the learner's function calls the package's own function (a wrapper
+    such as ``lambda T_q, T_k: causal_mask(T_q, T_k)``): it would pass without a line of the learner's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _calls_package(fn, target) -> bool:
+    """True when ``fn``'s code reaches ``target`` (the package's own function): by a global or closure name
+    (``causal_mask(...)``), as an attribute of a module it names (``utils.attention.causal_mask(...)``), or
+    imported in its body (``from utils.attention import causal_mask``)."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    names = _names(code)
+    scope = dict(getattr(fn, "__globals__", {}))
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # a closure cell not filled yet
+            pass
+    # what the names hold; an import in the body names its module's dotted path ("utils.attention")
+    seen = [scope.get(n) for n in names] + [sys.modules.get(n) for n in names]
+    for _ in range(3):  # utils -> utils.attention -> causal_mask: follow the package's modules a few levels deep
+        if any(obj is target for obj in seen):
+            return True
+        seen = [getattr(m, n, None) for m in seen if inspect.ismodule(m) and _in_package(m) for n in names]
+    return False
+
+
+def _in_package(module) -> bool:
+    """A module of the course package (``utils``, ``utils.attention``...): only these are searched for the
+    package's function, so no other library's lazy attributes are touched."""
+    return module.__name__ == "utils" or module.__name__.startswith("utils.")
+
+
+def _refusing_wrappers(run, target):
+    """``run``, except that a function calling ``target`` (the package's own version) is not run."""
+    def run_unless_wrapped(fn):
+        return _Wrapped(target.__name__) if _calls_package(fn, target) else run(fn)
+    return run_unless_wrapped
+
+
+def _wrapped_diagnosis(got: _Wrapped):
+    return diagnosis(tr("your function calls the course's own `utils.attention.{name}`: it would pass without a "
+                        "line of yours, so it was not run", name=got.name),
+                     tr("write the body yourself, with torch operations only: the package's `{name}` is what your "
+                        "function is checked against", name=got.name))
+
+
 def mask_case(words: str, T_q: int, T_k: int, hint: str) -> Case:
-    """A ``01.causal_mask`` case; a function that calls PyTorch's ``causal_lower_right`` is not run but refused,
-    as the package's own ``causal_mask`` is."""
-    run = call_with(T_q, T_k)
+    """A ``01.causal_mask`` case; a function that calls PyTorch's ``causal_lower_right``, or wraps the
+    package's own ``causal_mask``, is not run but refused, as the package's function passed itself is."""
+    run = _refusing_wrappers(call_with(T_q, T_k), _package.causal_mask)
 
     def run_unless_borrowed(fn):
         code = getattr(inspect.unwrap(fn), "__code__", None)
@@ -56,6 +111,8 @@ def mask_judge(T_q: int, T_k: int) -> Judge:
     band = torch.ones(T_q, T_k, dtype=torch.bool)
 
     def judge(got) -> str | None:
+        if isinstance(got, _Wrapped):
+            return _wrapped_diagnosis(got)
         if isinstance(got, _Borrowed):
             return diagnosis(
                 tr("your function uses PyTorch's `causal_lower_right` (its `CausalBias`): that is PyTorch's version "
@@ -168,6 +225,25 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
     B, H_kv, T, d_h = x.shape
 
     def judge(got) -> str | None:
+        if isinstance(got, _Wrapped):
+            return _wrapped_diagnosis(got)
+        if isinstance(got, Raised):  # a RuntimeError (see repeat_kv_case): expand and view have rules of their own
+            error = f"{type(got.err).__name__}: {str(got.err).strip().splitlines()[0][:160]}"
+            if "expanded size" in str(got.err) and "non-singleton" in str(got.err):
+                return diagnosis(tr("your function raised {error}", error=error),
+                                 tr("`expand` only stretches axes of size 1, and the heads axis has size H_kv: add a "
+                                    "new axis of size 1 after the heads, `x[:, :, None]`, expand that one to n_rep, "
+                                    "then `reshape` to [B, H_kv * n_rep, T, d_h]"))
+            if "view size is not compatible" in str(got.err):
+                return diagnosis(tr("your function raised {error}", error=error),
+                                 tr("`expand` makes no copy (the n_rep copies share memory), so `view` cannot merge "
+                                    "the H_kv and n_rep axes: use `reshape`, which copies when it must"))
+            return tr("your function raised {error}", error=error)
+        if n_rep > 1 and isinstance(got, torch.Tensor) and tuple(got.shape) == (B, H_kv, T, d_h * n_rep):
+            return diagnosis(tr("you repeated along the last axis (`dim=-1` is dim 3, d_h): shape {got}, expected "
+                                "{expected}", got=list(got.shape), expected=list(expected.shape)),
+                             tr("here heads are on dim 1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h], the "
+                                "copies go on the heads axis, dim=1"))
         if isinstance(got, torch.Tensor) and got.dim() == 1 and got.numel() == expected.numel():
             return diagnosis(tr("you returned a flat tensor, shape {got}: expected {expected}. Without `dim=`, "
                                 "`repeat_interleave` flattens its input first and repeats single numbers",
@@ -236,5 +312,12 @@ def head_map_judge(x: torch.Tensor, n_rep: int) -> Judge:
 def repeat_kv_case(words: str, x: torch.Tensor, n_rep: int, hint: str = "") -> Case:
     """A ``repeat_kv`` case; like every ``call_with`` case it fails a function that writes into its input
     (in an engine ``x`` is the cache, and a function that writes into it corrupts every later step)."""
-    return Case(words, call_with(x, n_rep), head_map_judge(x, n_rep), hint)
+    run = catching(RuntimeError, call_with(x, n_rep))  # expand's and view's errors go to the judge, which names them
+
+    def run_unless_unfinished(fn):
+        got = run(fn)
+        if isinstance(got, Raised) and isinstance(got.err, NotImplementedError):  # a RuntimeError too: the stub
+            raise got.err
+        return got
+    return Case(words, _refusing_wrappers(run_unless_unfinished, _package.repeat_kv), head_map_judge(x, n_rep), hint)
 
