@@ -6,6 +6,7 @@ import torch
 
 from conftest import tiny_model
 from utils import KVCache, StaticKVCache, decode_step, decode_stepper, generate, prefill
+from utils import split_matvec
 from utils.flat_decode import check_flat, flat_weights
 from utils.generate import left_pad
 from utils.sliding import SlidingWindowKVCache
@@ -59,8 +60,10 @@ def test_flat_step_equals_module_step_bit_for_bit(any_layout_model, kind, padded
 
 
 @pytest.fixture
-def two_threads():
-    # make test runs one torch thread, where the batch-1 split (utils/split_matvec.py) is off: turn it on
+def two_threads(monkeypatch):
+    # make test runs one torch thread, where the batch-1 split (utils/split_matvec.py) is off: turn it on,
+    # for the tiny model's matrices too
+    monkeypatch.setattr(split_matvec, "MIN_BYTES", 0)
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     yield

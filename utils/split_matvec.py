@@ -15,13 +15,16 @@ two on random numbers and keeps the split only if every bit agrees. Elsewhere it
 ``F.linear``, and the flat decode step stays bit for bit equal to the modules on any machine.
 
 Only batch 1 takes the split: with more rows the product is a matrix-matrix product, whose kernel
-already uses every core.
+already uses every core. And only a matrix of at least ``MIN_BYTES``: handing a matrix to two threads costs a fixed
+time to wake the second one and wait for both, which a small matrix does not win back (the course
+model's matrices are tens of kB; ``python -m utils.bench``, case 2, runs a model of small ones).
 """
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
+MIN_BYTES = 1 << 20  # 1 MiB: smaller matrices stay whole (see above)
 _agrees: dict[tuple, bool] = {}  # (C_out, C_in, strides, dtype, k) -> the split gives F.linear's bits
 
 
@@ -48,12 +51,14 @@ def _same_bits(w: torch.Tensor, k: int) -> bool:
     return _agrees[key]
 
 
-def rows_split(w: torch.Tensor, k: int | None = None) -> torch.Tensor | None:
+def rows_split(w: torch.Tensor, k: int | None = None, min_bytes: int | None = None) -> torch.Tensor | None:
     """``w``'s rows as ``k`` blocks (default: torch's thread count) for ``matvec``, or ``None`` where
-    the split cannot help or would change the bits: one thread, ``C_out`` not a multiple of ``k``, a
-    view ``reshape`` would have to copy, or a kernel that sums in another order than ``F.linear``'s."""
+    the split cannot help or would change the bits: one thread, a matrix under ``min_bytes`` (default
+    ``MIN_BYTES``), ``C_out`` not a multiple of ``k``, a view ``reshape`` would have to copy, or a
+    kernel that sums in another order than ``F.linear``'s."""
     k = torch.get_num_threads() if k is None else k
-    if w.dim() != 2 or k < 2 or w.shape[0] % k:
+    min_bytes = MIN_BYTES if min_bytes is None else min_bytes
+    if w.dim() != 2 or k < 2 or w.shape[0] % k or w.numel() * w.element_size() < min_bytes:
         return None
     blocks = _blocks(w, k)
     if blocks.data_ptr() != w.data_ptr() or not _same_bits(w, k):
