@@ -80,3 +80,12 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", guard(real_connect))
     monkeypatch.setattr(socket.socket, "connect_ex", guard(real_connect_ex))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def english_to_start():
+    """Every test starts in English, whatever language a test before it on the same worker left set."""
+    from utils.i18n import set_language
+
+    set_language("en")
+    yield

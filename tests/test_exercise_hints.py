@@ -6,7 +6,7 @@ import torch
 
 from test_exercises import MISTAKES
 from utils import exercises as E
-from utils.attention import causal_mask
+from utils.exercises.solutions import causal_mask  # not utils.attention's: a function calling that is refused
 from utils.exercises import solutions as S
 from utils.exercises.judges import fmt, shown
 from utils.i18n import set_language
@@ -40,7 +40,7 @@ HINTS = [
      "要数每一行自己的填充"),
     ("02.prefill_positions", "counts from 1", "subtract 1", "要减 1"),
     ("02.prefill_positions", "counted from the row's end", "counted from the row's end", "从行尾倒着数"),
-    ("02.prefill_positions", "0..T-1 for every row", "however many pads come before it", "不管它前面有多少个填充"),
+    ("02.prefill_positions", "0..T-1 for every row", "you numbered the columns, pads included", "你按列编号了"),
     ("03.cache_update", "new entries first", "order matters", "顺序很重要"),
     ("03.cache_update", "the new entries replace the cache", "keeps everything it held", "保留原有的全部内容"),
     ("03.cache_update", "K and V swapped", "(K, V) in this order", "按 (K, V) 的顺序"),

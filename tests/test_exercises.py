@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from utils import exercises as E
-from utils.exercises import solutions as S
+from utils.exercises import chunk_exercise, solutions as S
 
 
 def _causal_off_by_one(T_q, T_k):
@@ -220,12 +220,23 @@ def _itl_with_ttft(times):  # the first gap counted from 0: TTFT is not an ITL
     return float(np.percentile(np.diff([0.0] + list(times)), 95))
 
 
-def _mask_step(make_mask):
-    def step(model, token_ids, cache):
-        from utils.model import masked_forward
+CHUNK_MISTAKES = list(chunk_exercise._MISTAKES)  # every mistake the 07.chunk_step judge names
 
-        return masked_forward(model, token_ids[:, None], make_mask(cache.seq_len + 1), cache=cache)[:, -1]
-    return step
+
+def _chunk_variant(name):
+    return lambda model, chunk_ids, cache: chunk_exercise._variant(model, chunk_ids, cache, name)
+
+
+def _short_chunk_mask(model, chunk_ids, cache):
+    from utils.model import masked_forward
+
+    T = chunk_ids.shape[1]
+    return masked_forward(model, chunk_ids, torch.ones(T, T, dtype=torch.bool).tril(), cache=cache)
+
+
+def _chunk_twice(model, chunk_ids, cache):
+    chunk_exercise.chunk_step(model, chunk_ids, cache)
+    return chunk_exercise.chunk_step(model, chunk_ids, cache)
 
 
 def _weights_16bit(config: dict) -> int:
@@ -385,10 +396,9 @@ MISTAKES = {
         ("position = cache length - 1", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([c.seq_len - 1]))[:, -1]),
         ("position = cache length + 1", lambda m, t, c: m(t[:, None], cache=c, position_ids=torch.tensor([c.seq_len + 1]))[:, -1]),
     ],
-    "07.fix_mask": [
-        ("the new query sees only the first key", _mask_step(lambda S: torch.arange(S)[None] == 0)),
-        ("a lower triangle without the offset", _mask_step(lambda S: torch.ones(1, S, dtype=torch.bool).tril())),
-        ("the new token's own key hidden", _mask_step(lambda S: torch.arange(S)[None] < S - 1)),
+    "07.chunk_step": [(name, _chunk_variant(name)) for name in CHUNK_MISTAKES] + [
+        ("a [T, T] mask, no column for the cache", _short_chunk_mask),
+        ("the chunk fed twice", _chunk_twice),
     ],
     "08.reorder": [
         ("not reordered", lambda k, v, i: (k, v)),
@@ -508,78 +518,137 @@ def test_cases_are_fresh_each_run():
     assert math.isnan(S.itl_p95([1.0]))
 
 
-def test_every_mystery_is_a_broken_engine_the_check_catches(capsys):
+def _course_prompt():
     from utils.course_model import load_course_model
 
     model, tok = load_course_model()
-    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
-    for n in range(1, 6):
+    return model, torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+
+
+def test_every_mystery_is_a_broken_engine_the_check_catches(capsys):
+    model, prompt = _course_prompt()
+    assert len(E.VOCABULARY) >= 10
+    for n in range(1, 11):
         m = E.mystery(n)
         assert m.check(model, prompt).caught
         assert m._answer not in repr(m)  # nothing prints the answer
 
 
-def test_diagnose_hints_after_two_wrong_guesses_and_reveals_after_three(capsys):
+def test_diagnose_rules_a_wrong_word_out_then_hints_then_reveals(capsys):
     from utils.bug_lab import mysteries
 
     mysteries._tries.clear()
     answer = E.mystery(4)._answer
     wrong = [w for w in E.VOCABULARY if w != answer][:3]
-    assert E.diagnose(4, wrong[0]) is False and "Hint" not in capsys.readouterr().out
+    assert E.diagnose(4, wrong[0]) is False
+    out = capsys.readouterr().out
+    assert out.startswith(f"✗ not '{wrong[0]}': ") and "Hint" not in out
     E.diagnose(4, wrong[1])
     out = capsys.readouterr().out
     assert "Hint:" in out and f"is '{answer}'" not in out
     E.diagnose(4, wrong[2])
     assert f"Mystery 4 is '{answer}'" in capsys.readouterr().out
     assert E.diagnose(4, answer) is True and "✓" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="one of"):
-        E.diagnose(4, "cosmic rays")
-    with pytest.raises(ValueError, match="n must be <= 5"):
-        E.mystery(6)
+    with pytest.raises(ValueError, match="n must be <= 10"):
+        E.mystery(11)
+
+
+@pytest.mark.parametrize("guess", ["cosmic rays", "positions!", None, 3, ""])
+def test_a_word_outside_the_vocabulary_gets_the_list_not_a_traceback(guess, capsys):
+    assert E.diagnose(3, guess) is False
+    out = capsys.readouterr().out
+    assert "is not a word of the list" in out and ", ".join(E.VOCABULARY) in out
+
+
+def test_diagnose_takes_plurals_and_names_both_bugs_of_the_double_mystery(capsys):
+    from utils.bug_lab import mysteries
+
+    mysteries._tries.clear()
+    assert E.diagnose(3, "positions") is True  # the spelling the review tried
+    assert E.diagnose(10, "layer0") is False
+    assert "one of the bugs of mystery 10" in capsys.readouterr().out
+    assert E.diagnose(10, "layer 0 + padding") is True and E.diagnose(10, ["mask", "layer0"]) is True
+    assert E.diagnose(10, E.mystery(10)._answer) is True
+
+
+def test_every_wrong_word_is_ruled_out_by_an_observation_of_the_probe():
+    """Every mystery, every word that does not name it: the message names an observation (never the fallback)."""
+    from utils.bug_lab import mysteries
+    from utils.bug_lab.rules_out import rule_out
+
+    model, prompt = _course_prompt()
+    correct = mysteries.probe(model, prompt)
+    for n in range(1, 11):
+        broken = mysteries.probe(model, prompt, n)
+        accepted = {w for words in E.mystery(n)._answers for w in words}
+        for word in set(E.VOCABULARY) - accepted:
+            said = rule_out(word, broken, correct)
+            assert said and not said.startswith("compare the mystery's probe"), (n, word, said)
 
 
 def test_the_probe_of_the_correct_engine_shows_a_healthy_cache():
     from utils.bug_lab import mysteries
-    from utils.course_model import load_course_model
 
-    model, tok = load_course_model()
-    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+    model, prompt = _course_prompt()
     T = prompt.shape[1]
     short = max(1, T // 2)  # every mystery runs on two left-padded rows: the prompt's first half, and all of it
     rows = mysteries.probe(model, prompt, n_steps=3).rows
     assert [r["pass"] for r in rows] == ["prefill", "step 1", "step 2", "step 3"]
     for s, r in enumerate(rows):
-        fed = T if s == 0 else 1
-        assert r["tokens_fed"] == fed and r["seq_len"] == T + s and r["keys"] == T + s
-        # each row's newest token sits at its own position and sees every real key of its row
-        assert r["last_position"] == [short - 1 + s, T - 1 + s] and r["keys_seen"] == [short + s, T + s]
-        assert r["k_layer0"] == r["k_layer1"] == [2, model.cfg.n_kv_heads, T + s, model.cfg.head_dim]
-        assert r["layer1_reads_own"] is True
+        assert r["input"] == [2, T if s == 0 else 1] and r["seq_len"] == T + s and r["real"] == [short + s, T + s]
+        if s == 0:
+            assert r["positions"][1] == list(range(T)) and r["positions"][0][-short:] == list(range(short))
+        else:  # each row's newest token sits at its own position and sees every real key of its row
+            assert r["positions"] == [[short - 1 + s], [T - 1 + s]]
+        assert r["mask"] == ["0" * (T - short) + "1" * (short + s), "1" * (T + s)]
+        assert all(all(flags) for key in ("k", "v", "out") for flags in r[key]) and r["logits"] == [True, True]
 
 
 def test_every_mystery_leaves_a_trace_in_its_probe_that_names_nothing():
     from utils.bug_lab import mysteries
-    from utils.course_model import load_course_model
 
-    model, tok = load_course_model()
-    prompt = torch.tensor([tok.encode("<BOS> 我 喜欢 猫 。 他 有 一")])
+    model, prompt = _course_prompt()
+
     def columns(probe):
-        return [c.strip() for c in str(probe).splitlines()[0].split("|")]
+        return [c.strip() for c in str(probe).splitlines()[1].split("|")]
     header = columns(mysteries.probe(model, prompt))
-    for n in range(1, 6):
+    vocabulary = set(E.VOCABULARY) - {"position", "mask"}  # positions and a mask row are observations, not verdicts
+    assert not any(word in " ".join(header).lower() for word in vocabulary)
+    for n in range(1, 11):
         broken, correct = mysteries.probe(model, prompt, n), mysteries.probe(model, prompt, n, correct=True)
         assert broken.rows != correct.rows, n  # the probe shows where the engine goes wrong
         assert columns(broken) == header  # the same columns for every mystery: no name
         assert broken.rows[0]["pass"] == "prefill" and len(broken.rows) == 3
     with pytest.raises(ValueError, match="n_steps"):
         mysteries.probe(model, prompt, 1, n_steps=-1)
-    with pytest.raises(ValueError, match="n must be <= 5"):
-        mysteries.probe(model, prompt, 6)
+    with pytest.raises(ValueError, match="n must be <= 10"):
+        mysteries.probe(model, prompt, 11)
 
 
-@pytest.mark.parametrize("exercise_id", ["07.fix_position", "07.fix_mask"])
+def test_the_probe_sees_what_sets_the_harder_mysteries_apart():
+    """The observations each harder mystery is solved from (the regression tests of the rebuilt probe)."""
+    from utils.bug_lab import mysteries
+
+    model, prompt = _course_prompt()
+    correct = mysteries.probe(model, prompt).rows
+    T = prompt.shape[1]
+    off_by_one = mysteries.probe(model, prompt, 4).rows  # positions one lower than the correct engine's
+    assert [p[0] - 1 for p in correct[1]["positions"]] == [p[0] for p in off_by_one[1]["positions"]]
+    reused = mysteries.probe(model, prompt, 5).rows  # the cache holds the earlier request too
+    assert reused[0]["seq_len"] == 2 * T and not any(reused[0]["logits"])
+    only_padded = mysteries.probe(model, prompt, 7).rows  # row 1 (no padding) stays right
+    assert only_padded[1]["logits"] == [False, True] and only_padded[1]["mask"][0] == "1" * (T + 1)
+    layer0 = mysteries.probe(model, prompt, 8).rows  # layer 0 right, layer 1 wrong, layer 1's own new K right
+    assert layer0[1]["out"][1][:2] == [True, False] and layer0[1]["k"][1][:2] == [True, True]
+    values = mysteries.probe(model, prompt, 9).rows  # layer 0: K right, V wrong, from the prefill on
+    assert values[0]["k"][1][0] and not values[0]["v"][1][0]
+    double = mysteries.probe(model, prompt, 10).rows  # row 0 wrong from layer 0, row 1 from layer 1
+    assert double[1]["out"][0][0] is False and double[1]["out"][1][:2] == [True, False]
+
+
+@pytest.mark.parametrize("exercise_id", ["07.fix_position", "07.chunk_step"])
 def test_an_unwritten_mystery_fix_is_not_written_yet_not_a_failed_check(exercise_id, capsys):
-    def stub(model, token_ids, cache):
+    def stub(*args):
         raise NotImplementedError
 
     report = E.check(exercise_id, stub)
@@ -648,7 +717,7 @@ def test_last_valid_logits_names_the_position_that_came_back(capsys):
 def test_an_engine_does_not_name_its_bug_and_diagnose_forgives_reruns_and_spelling(capsys):
     from utils.bug_lab import mysteries
 
-    for n in range(1, 6):
+    for n in range(1, 11):
         names = " ".join(f.__name__ for f in E.mystery(n).engine().values())
         assert names == f"mystery_{n}_prefill mystery_{n}_step"
     mysteries._tries.clear()

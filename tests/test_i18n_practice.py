@@ -67,8 +67,9 @@ CASES = {
     "plot_sliding_window": lambda: plots.plot_sliding_window(
         NS(window=2, diff_full=[0, 0, 0.1, 0.2], diff_windowed=[0, 0, 1e-7, 0], n_seen=[1, 2, 3, 4],
            stored=[1, 2, 2, 2]), 1e-4),
-    "plot_cache_step_times": lambda: plots.plot_cache_step_times(
-        [16, 64], {"dynamic": [1e-3, 2e-3], "static": [1e-3, 1.5e-3]}),
+    "plot_copy_cost": lambda: plots.plot_copy_cost(
+        {kind: [NS(T=T, allocated=a * T, seconds=s * T) for T in (128, 512)]
+         for kind, a, s in (("dynamic", 2**20, 1e-3), ("static", 0, 1e-6))}),
     "plot_beam_tree": lambda: plots.plot_beam_tree(
         NS(step_tokens=[[3, 4], [10, 10], [25, 29]], parents=[[0, 0], [0, 1], [1, 0]]),
         lambda ids: [WORDS[1 + i % 12] for i in ids]),

@@ -541,12 +541,17 @@ case("probe(tok, prompt, 1)", raises("Tokenizer"))(lambda: probe(TOK, PROMPT, 1)
 case("probe(model, text, 1)", raises("tok.encode"))(lambda: probe(MODEL, "<BOS> 他 很 喜欢", 1))
 case("probe(model, prompt[0], 1)", returns(lambda p: len(p.rows) == 3, "3 passes"))(lambda: probe(MODEL, PROMPT[0], 1))
 case("probe(model, prompt, 1, n_steps=300)", raises("n_steps"))(lambda: probe(MODEL, PROMPT, 1, n_steps=300))
-case("probe(model, prompt, 9)", raises("9"))(lambda: probe(MODEL, PROMPT, 9))
+case("probe(model, prompt, 11)", raises("11"))(lambda: probe(MODEL, PROMPT, 11))
+case("diagnose(3, 'positions'): a plural", returns(lambda ok: ok is True, "taken as 'position'"))(
+    lambda: quiet(exercises.diagnose, 3, "positions")[0])
+case("diagnose(3, 'cosmic rays'): a word outside the list",
+     returns(lambda r: r[0] is False and "layer0" in r[1], "the list printed, no traceback"))(
+    lambda: quiet(exercises.diagnose, 3, "cosmic rays"))
 case("mystery('1')", raises("'1'"))(lambda: mystery("1"))
 
 # --- 10. the exercises' judges and runner ----------------------------------------------------------
 
-from utils.exercises import paged_exercises, solutions, speculative_exercises  # noqa: E402
+from utils.exercises import chunk_exercise, paged_exercises, solutions, speculative_exercises  # noqa: E402
 
 
 def passes(exercise_id, fn):
@@ -554,8 +559,8 @@ def passes(exercise_id, fn):
     return report.passed
 
 
-case("10.slot_of answered with torch.tensor(12)", returns(lambda ok: ok, "passes"))(
-    lambda: passes("10.slot_of", lambda t, b, j: torch.tensor(paged_exercises.slot_of(t, b, j))))
+case("10.grow_table answered with a tuple of numpy ints", returns(lambda ok: ok, "passes"))(
+    lambda: passes("10.grow_table", lambda *a: tuple(np.int64(b) for b in paged_exercises.grow_table(*a))))
 case("10.prefix_hit answered with a numpy int", returns(lambda ok: ok, "passes"))(
     lambda: passes("10.prefix_hit", lambda *a: np.int64(paged_exercises.prefix_hit(*a))))
 case("06.itl_p95 answered with np.float32", returns(lambda ok: ok, "passes"))(
@@ -577,12 +582,12 @@ case("06.ttft_tpot answered with numpy floats", returns(lambda ok: ok, "passes")
 def _():
     calls = {"n": 0}
 
-    def half(table, block_size, j):
+    def half(*args):
         calls["n"] += 1
         if calls["n"] > 1:
             raise NotImplementedError
-        return paged_exercises.slot_of(table, block_size, j)
-    report, printed = quiet(exercises.check, "10.slot_of", half)
+        return paged_exercises.grow_table(*args)
+    report, printed = quiet(exercises.check, "10.grow_table", half)
     shown = "✓" in printed and "NotImplementedError" in printed  # the case that ran, and why the next stopped
     return (bool(report.cases) and report.cases[0].ok and not report.passed, shown)
 
@@ -590,15 +595,15 @@ def _():
 @case("an infinite loop in the learner's function", returns(lambda r: "infinite loop" in r or "死循环" in r,
                                                              "'is there an infinite loop?'"))
 def _():
-    def forever(table, block_size, j):
+    def forever(*args):
         while True:
             pass
-    return quiet(exercises.check, "10.slot_of", forever)[1]
+    return quiet(exercises.check, "10.grow_table", forever)[1]
 
 
 case("a wrong int is still judged wrong", returns(lambda ok: not ok, "fails"))(
-    lambda: passes("10.slot_of", lambda t, b, j: torch.tensor(paged_exercises.slot_of(t, b, j) + 1)))
-case("check(id, 5)", raises("5", "int"))(lambda: exercises.check("10.slot_of", 5))
+    lambda: passes("10.prefix_hit", lambda *a: torch.tensor(paged_exercises.prefix_hit(*a) + 1)))
+case("check(id, 5)", raises("5", "int"))(lambda: exercises.check("10.grow_table", 5))
 
 
 def hint_of(exercise_id, fn) -> str:
@@ -610,6 +615,25 @@ def _decode_without_final_norm(model, token_ids, cache):
     from utils.exercises.decode_exercise import variant_step
 
     return variant_step(model, token_ids, cache, final_norm=False)
+
+
+def _grow_without_copy(table, n, m, block_size, writable, allocate):
+    table = list(table)
+    while len(table) * block_size < n + m:
+        table.append(allocate())
+    return table
+
+
+def _preempt_the_asking(running, free_blocks):
+    free, decode, preempted = free_blocks, [], []
+    for rid, held, needs in running:
+        if needs > free:
+            free += held
+            preempted.append(rid)
+        else:
+            free -= needs
+            decode.append(rid)
+    return decode, preempted
 
 
 def _stop_by_regex(text, stops):
@@ -632,7 +656,13 @@ for _id, _what, _fn, _needle in (
         ("03.decode_step", "no final norm", _decode_without_final_norm, "model.norm(x)"),
         ("05.top_p", "probabilities returned", lambda logits, p: torch.softmax(solutions.top_p(logits, p), -1),
          "masked_fill"),
-        ("05.stop_text", "stop strings searched as regular expressions", _stop_by_regex, "re.escape(s)")):
+        ("05.stop_text", "stop strings searched as regular expressions", _stop_by_regex, "re.escape(s)"),
+        ("07.chunk_step", "positions from seq_len in a padded batch",
+         lambda m, ids, c: chunk_exercise._variant(m, ids, c, "seq_len"), "cache.mask.sum(1)"),
+        ("07.chunk_step", "a causal triangle without the cache offset",
+         lambda m, ids, c: chunk_exercise._variant(m, ids, c, "no_offset"), "past + i"),
+        ("10.grow_table", "a shared last block written in place", _grow_without_copy, "table[-1] = allocate()"),
+        ("11.preempt", "the request asking for a block preempted", _preempt_the_asking, "`running`")):
     case(f"{_id}: {_what}: the hint names it", returns(lambda hint, needle=_needle: needle in hint,
                                                        f"a hint holding {_needle!r}"))(
         lambda exercise_id=_id, fn=_fn: hint_of(exercise_id, fn))

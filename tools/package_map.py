@@ -23,12 +23,12 @@ ROOMS = [
                                                   "weight_layout.py", "validate.py"]),
     ("1", "the paged cache, the third kind generate builds by name", ["block_pool.py", "paged.py"]),
     ("2", "measuring", ["sizing.py", "flops.py", "roofline.py", "perf/", "timeline.py", "recompute.py", "bench.py",
-                        "bench_cases.py"]),
-    ("2", "variants on the cache interface", ["sliding.py", "beam.py", "kv_quant.py", "kv_evict.py",
+                        "bench_cases.py", "copy_cost.py"]),
+    ("2", "variants on the cache interface", ["sliding.py", "ring_window.py", "beam.py", "kv_quant.py", "kv_evict.py",
                                               "cache_quality.py", "speculative.py"]),
     ("2", "the course model and the bridge to transformers", ["corpus.py", "grammar.py", "tokenizer.py", "course_model.py",
                                                               "hub.py", "hf.py"]),
-    ("2", "wings", ["bug_lab/", "serving/", "quiz/"]),
+    ("2", "wings", ["bug_lab/", "serving/", "quiz/", "numerics/"]),
     ("3", "the screen", ["widgets/", "plots/", "exercises/", "check.py", "series.py", "name_hints.py"]),
 ]
 

@@ -11,7 +11,7 @@ that raised it. Each case may run ``CASE_SECONDS``: a function that loops foreve
 asked "is there an infinite loop?" instead of hanging the notebook.
 After the first failure comes one hint. When the judge recognises the mistake (the new positions
 before the old, a residual left out, probabilities for logits, a byte count off by one factor...: ``mistakes.py``,
-``sizing_mistakes.py``, ``decode_exercise.py``)
+``sizing_mistakes.py``, ``decode_exercise.py``, ``chunk_exercise.py``)
 the message names it and the hint is about it; otherwise the hint is the case's or the exercise's idea.
 ``check`` returns a ``Report`` (``.passed``, ``.cases``) so a notebook can go on either way.
 The exercises themselves (contract, reference solution, cases, hint) are in ``catalogue.py``.

@@ -13,6 +13,7 @@ import torch
 from ..i18n import in_language, tr
 from . import solutions as S
 from .cache_exercise import cache_pair_judge
+from .chunk_exercise import chunk_step, chunk_step_cases
 from .decode_exercise import decode_step_cases, mqa_model
 from .judges import (Case, Exercise, FormProblem, Raised, call_with, catching, diagnosis, is_form_problem, make_case,
                      same_pair, same_tensor, same_value, seeded_randn)
@@ -69,6 +70,12 @@ def _last_valid_judge(logits: torch.Tensor, mask: torch.Tensor) -> Callable[[Any
                    got=list(got.shape)),
                 tr("`logits[:, idx]` takes every row at every index of `idx`; pair row b with `idx[b]`: "
                    "`logits[torch.arange(B), idx]`"))
+        if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, 1, V):  # gather(1, idx[:, None, None]...)
+            rows = tr(", the right rows") if torch.equal(got[:, 0], expected) else ""
+            return diagnosis(tr("you returned shape {got} = [B, 1, V]{rows}: the time axis is still there, with "
+                                "length 1", got=list(got.shape), rows=rows),
+                             tr("`gather`, a slice such as `[:, -1:]` and an index such as `idx[:, None]` keep the axis "
+                                "they pick from: drop it with `.squeeze(1)` to return [B, V]"))
         problem = form(got)
         if problem is None or is_form_problem(problem):
             return problem
@@ -306,14 +313,17 @@ def _window_cases() -> list[Case]:
             case("3 stored, window 3: the oldest falls out", k3, 3, hint)]
 
 
-# --- 07 · the bug lab: fix two of the mysteries ---------------------------------------------------
+# --- 07 · the bug lab: fix mystery 3, then write the step that fixes 1 and 7 (chunk_exercise.py) ----------
 
-def _recompute_case(words: str, model_fn: Callable, hint: str) -> Case:
+def _recompute_case(words: str, model_fn: Callable, hint: str, padded: bool = False) -> Case:
     def run(fn):
         from ..bug_lab.harness import run_check
 
         model = model_fn()
         ids = torch.randint(1, model.cfg.vocab_size, (2, 9), generator=torch.Generator().manual_seed(13))  # B = 2
+        mask = torch.ones_like(ids)
+        if padded:
+            mask[0, :4] = 0  # row 0: four pad columns on the left, five real tokens
 
         def step(model, token_ids, cache):  # the contract's shape, checked at every step
             logits, V = fn(model, token_ids, cache), model.cfg.vocab_size
@@ -324,7 +334,7 @@ def _recompute_case(words: str, model_fn: Callable, hint: str) -> Case:
                 raise ValueError(tr("expected logits of shape [B, V] = [2, {V}], got {shape}",
                                     V=V, shape=list(logits.shape)))
             return logits
-        return run_check(model, ids, step_fn=step)
+        return run_check(model, ids, step_fn=step, attention_mask=mask if padded else None)
 
     def judge(outcome) -> str | None:
         if outcome.ok:
@@ -343,8 +353,11 @@ def _course_model():
 
 
 def _fix_cases(hint: str) -> Callable[[], list[Case]]:
+    padded_hint = "in a left-padded batch each row counts its own real tokens: cache.valid_counts() (None without padding)"
     return lambda: [_recompute_case("course model, 6 decode steps", _course_model, hint),
-                    _recompute_case("random MQA model, 6 decode steps", mqa_model, hint)]
+                    _recompute_case("random MQA model, 6 decode steps", mqa_model, hint),
+                    _recompute_case("course model, a left-padded batch, 6 decode steps", _course_model, padded_hint,
+                                    padded=True)]
 
 
 EXERCISES: dict[str, Exercise] = {e.id: e for e in [
@@ -371,10 +384,9 @@ EXERCISES: dict[str, Exercise] = {e.id: e for e in [
     Exercise("06.itl_p95", "the p95 inter-token latency", S.itl_p95, _itl_cases, "gaps between consecutive tokens"),
     Exercise("07.fix_position", "fix mystery 3: the new token's position", S.fixed_position_step,
         _fix_cases("the new token's position is the number of tokens the cache already holds"),
-        "position = cache length"),
-    Exercise("07.fix_mask", "fix mystery 1: the decode step's mask", S.fixed_mask_step,
-        _fix_cases("the one new query sits after every cached key: its mask row [1, S] must let it see all S keys"),
-        "the new query sees every cached key"),
+        "position = real tokens the row already holds"),
+    Exercise("07.chunk_step", "a chunk on top of the cache: positions and mask", chunk_step, chunk_step_cases,
+        "each row counts on from its real tokens; query i sees keys up to past + i, never padding"),
     Exercise("08.reorder", "reorder the cache for beams", S.reorder, _reorder_cases, "gather rows on dim=0"),
     Exercise("08.window_update", "a sliding-window append", S.window_update, _window_cases,
         "keep the newest `window` positions"),

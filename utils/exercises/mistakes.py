@@ -1,5 +1,5 @@
 """Judges that recognise the mistakes learners make in the exercises of notebooks 02-05 and name them
-(notebook 01's are in ``attention_judges.py``; notebook 04's, which read byte counts, in ``sizing_mistakes.py``;
+(notebook 01's are in ``attention_judges.py``; notebook 04's, which read byte counts, in ``sizing_judges.py``;
 notebook 03's, which read a cache and a decode step, in ``decode_exercise.py``).
 
 Each judge builds what a plausible mistake would have returned on the case's inputs (the positions counted
@@ -55,6 +55,15 @@ def positions_judge(mask: torch.Tensor) -> Judge:
                                                for x in (one_count, one_count.clamp(min=0))):
                 return diagnosis(text, tr("you took the batch's largest pad count off every row: count each row's own "
                                           "pads (or number each row's real tokens with `cumsum(1)` along the row)"))
+            columns = torch.arange(T).expand_as(got)  # (B, T): 0 ... T-1 in every row, pads included
+            if torch.equal(got[real], columns[real]):
+                b = int((~real).sum(1).argmax())  # the row with the most pads
+                return diagnosis(text, tr("you numbered the columns, pads included: row {b}'s first real token got "
+                                          "position {p}, the number of pads before it. Number each row's real tokens "
+                                          "from 0 (with RoPE the column numbering gives the same logits if decode "
+                                          "continues it, but the contract, the course's model and transformers' "
+                                          "`generate` number from the first real token)",
+                                          b=b, p=int((~real[b]).sum())))
             from_end = mask.long().flip(1).cumsum(1).flip(1) - 1  # (B, T): each row counted from its last token
             if torch.equal(got[real], from_end[real]):
                 return diagnosis(text, tr("you counted from the row's end: its last real token got 0. Number from the "

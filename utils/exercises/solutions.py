@@ -131,18 +131,12 @@ def itl_p95(token_times: list[float]) -> float:
 
 
 def fixed_position_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
-    """Mystery 3 fixed: a decode step that passes the new token's position explicitly; logits [B, V]."""
-    position = torch.tensor([cache.seq_len])  # the tokens already cached come first
+    """Mystery 3 fixed: a decode step that passes each row's position explicitly, [B, 1]; logits [B, V]."""
+    counts = cache.valid_counts()  # (B,) real tokens per row, or None when no row has padding
+    if counts is None:
+        counts = torch.full((token_ids.shape[0],), cache.seq_len)
+    position = counts[:, None]  # (B, 1): the real tokens already cached come first
     return model(token_ids[:, None], cache=cache, position_ids=position)[:, -1]
-
-
-def fixed_mask_step(model, token_ids: torch.Tensor, cache) -> torch.Tensor:
-    """Mystery 1 fixed: a decode step with an explicit mask [1, S] over S = cached + 1 keys; logits [B, V]."""
-    from ..model import masked_forward
-
-    S = cache.seq_len + 1
-    mask = torch.ones(1, S, dtype=torch.bool)  # the new query is the last position: it sees every key
-    return masked_forward(model, token_ids[:, None], mask, cache=cache)[:, -1]
 
 
 def reorder(cache_k: torch.Tensor, cache_v: torch.Tensor, beam_idx: torch.Tensor):

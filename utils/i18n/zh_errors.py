@@ -207,6 +207,12 @@ MESSAGES: dict[str, str] = {
     "time (utils.sliding.feed)":
         "`window={window}` 时，无法在已存的 {stored} 个位置上再加 {n} 个：窗口满了以后，要一次送入一个 token"
         "（utils.sliding.feed）",
+    "RingWindowKVCache does not support padded batches (attention_mask with 0s)":
+        "RingWindowKVCache 不支持带填充的批（attention_mask 里有 0）",
+    "a RingWindowKVCache keeps its batch size: reorder index has {rows} rows, the cache {B}":
+        "RingWindowKVCache 的批大小是固定的：reorder 的索引有 {rows} 行，缓存有 {B} 行",
+    "cfg must be a ModelConfig (e.g. MODEL_PRESETS['Llama-2-7B']), got {type}":
+        "`cfg` 必须是 ModelConfig（例如 `MODEL_PRESETS['Llama-2-7B']`），收到的是 {type}",
     "SlidingWindowKVCache does not support padded batches (attention_mask with 0s)":
         "SlidingWindowKVCache 不支持带填充的批（attention_mask 里有 0）",
     "a sliding window has already dropped old positions; it cannot be cropped": "滑动窗口已经丢掉了旧的位置，不能再 crop",
@@ -238,10 +244,6 @@ MESSAGES: dict[str, str] = {
     "eos_id={eos_id!r} is outside the vocabulary [0, {last}]": "eos_id={eos_id!r} 不在词表范围 [0, {last}] 内",
 
     # --- the bug lab, the exercises and the quiz ---------------------------------------------------------------------
-    "diagnose({n}, {guess!r}): name the bug with one of {words}":
-        "`diagnose({n}, {guess!r})`：请用 {words} 中的一个词说出这个 bug（也可以用对应的中文词，如“位置”“掩码”）",
-    "probe compares layers 0 and 1: the model has n_layers={n_layers}":
-        "`probe` 要比较第 0 层和第 1 层，而这个模型的 n_layers={n_layers}",
     "unknown exercise {id!r}; the exercises are {ids}": "没有练习 {id!r}；现有的练习是 {ids}",
     "check({id!r}, fn) needs your function itself (its name, without calling it), got {fn!r:.60} ({type})":
         "`check({id!r}, fn)` 需要你的函数本身（只写函数名，不要调用它），实际传入的是 {fn!r:.60}（{type}）",

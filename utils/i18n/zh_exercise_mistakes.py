@@ -101,6 +101,22 @@ MESSAGES: dict[str, str] = {
     "you repeated along dim 2, the time axis: shape {got}, expected {expected} (a repeat_kv written for the "
     "[B, T, H, d_h] layout repeats dim 2)":
         "你在第 2 维也就是时间维上重复了：形状是 {got}，应为 {expected}（按 [B, T, H, d_h] 布局写的 repeat_kv 重复的就是第 2 维）",
+    "you repeated along the last axis (`dim=-1` is dim 3, d_h): shape {got}, expected {expected}":
+        "你沿最后一维重复了（`dim=-1` 就是第 3 维 d_h）：形状是 {got}，应为 {expected}",
+    "`expand` only stretches axes of size 1, and the heads axis has size H_kv: add a new axis of size 1 after the "
+    "heads, `x[:, :, None]`, expand that one to n_rep, then `reshape` to [B, H_kv * n_rep, T, d_h]":
+        "`expand` 只能拉伸长度为 1 的维，而头这一维的长度是 H_kv：先在头维后面插入一个长度为 1 的新维 `x[:, :, None]`，"
+        "把它扩展到 n_rep，再 `reshape` 成 [B, H_kv * n_rep, T, d_h]",
+    "`expand` makes no copy (the n_rep copies share memory), so `view` cannot merge the H_kv and n_rep axes: use "
+    "`reshape`, which copies when it must":
+        "`expand` 不复制数据（n_rep 份副本共用同一块内存），所以 `view` 没法把 H_kv 和 n_rep 两维合成一维：改用 "
+        "`reshape`，必要时它会复制",
+    "your function calls the course's own `utils.attention.{name}`: it would pass without a line of yours, so it "
+    "was not run":
+        "你的函数调用了课程包自带的 `utils.attention.{name}`：不用写一行自己的代码就能通过，所以没有运行它",
+    "write the body yourself, with torch operations only: the package's `{name}` is what your function is checked "
+    "against":
+        "函数体要自己用 torch 运算来写：检查时拿来对照的正是课程包的 `{name}`",
     "here heads are on dim 1: [B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h], the copies go on the heads axis, "
     "dim=1":
         "这里头在第 1 维：[B, H_kv, T, d_h] -> [B, H_kv * n_rep, T, d_h]，副本要放在头这一维（`dim=1`）上",
@@ -153,6 +169,13 @@ MESSAGES: dict[str, str] = {
     "you took the batch's largest pad count off every row: count each row's own pads (or number each row's real "
     "tokens with `cumsum(1)` along the row)":
         "你给每一行都减去了整批里最多的填充数：要数每一行自己的填充（或者沿行用 `cumsum(1)` 给这一行的真实 token 编号）",
+    "you numbered the columns, pads included: row {b}'s first real token got position {p}, the number of pads "
+    "before it. Number each row's real tokens from 0 (with RoPE the column numbering gives the same logits if "
+    "decode continues it, but the contract, the course's model and transformers' `generate` number from the first "
+    "real token)":
+        "你按列编号了，填充也算在内：第 {b} 行的第一个真实 token 得到的位置是 {p}，也就是它前面的填充数。"
+        "应该把每行的真实 token 从 0 开始编号（用 RoPE 时，只要解码接着同一种编号，按列编号得到的 logits 也一样；"
+        "但函数约定、课程模型和 transformers 的 `generate` 都是从第一个真实 token 起编号）",
     "you counted from the row's end: its last real token got 0. Number from the "
     "first real token, left to right: `cumsum(1)` along the row":
         "你是从行尾倒着数的：最后一个真实 token 成了 0。应该从第一个真实 token 起从左往右编号：沿行做 `cumsum(1)`",

@@ -54,6 +54,12 @@ MESSAGES: dict[str, str] = {
     "logits of no position": "不属于任何位置的 logits",
     "row {b}: you returned {which}; its last real token is at {last}":
         "第 {b} 行：你返回的是{which}，而这一行最后一个真实 token 在位置 {last}",
+    "you returned shape {got} = [B, 1, V]{rows}: the time axis is still there, with length 1":
+        "你返回的形状是 {got} = [B, 1, V]{rows}：时间这一维还在，长度为 1",
+    ", the right rows": "，取的行是对的",
+    "`gather`, a slice such as `[:, -1:]` and an index such as `idx[:, None]` keep the axis they pick from: drop "
+    "it with `.squeeze(1)` to return [B, V]":
+        "`gather`、`[:, -1:]` 这样的切片和 `idx[:, None]` 这样的索引都会保留取值的那一维：用 `.squeeze(1)` 去掉它，返回 [B, V]",
     "you returned shape {got} = [B, B, V]: every row's logits at all B positions, not one per row":
         "你返回的形状是 {got} = [B, B, V]：每一行都取了全部 B 个位置的 logits，而不是每行一个",
     "`logits[:, idx]` takes every row at every index of `idx`; pair row b with `idx[b]`: "
@@ -228,15 +234,12 @@ MESSAGES: dict[str, str] = {
     "ITLs are the gaps between consecutive tokens; numpy's percentile interpolates linearly":
         "ITL 是相邻两个 token 之间的间隔；`np.percentile` 默认做线性插值",
     "gaps between consecutive tokens": "相邻 token 之间的间隔",
-    # 07.fix_position, 07.fix_mask
+    # 07.fix_position
     "course model, 6 decode steps": "课程模型，解码 6 步",
     "random MQA model, 6 decode steps": "随机 MQA 模型，解码 6 步",
     "the new token's position is the number of tokens the cache already holds":
         "新 token 的位置等于缓存里已有的 token 数",
     "position = cache length": "位置 = 缓存长度",
-    "the one new query sits after every cached key: its mask row [1, S] must let it see all S keys":
-        "唯一的新查询排在所有缓存键之后：它的掩码行 [1, S] 必须让它看到全部 S 个键",
-    "the new query sees every cached key": "新查询能看到每一个缓存的键",
     # 08.reorder
     "beam_idx [0, 0, 3, 1] (a repeat)": "beam_idx [0, 0, 3, 1]（有重复）",
     "identity [0, 1, 2, 3]": "恒等排列 [0, 1, 2, 3]",
@@ -301,37 +304,15 @@ MESSAGES: dict[str, str] = {
     "row i keeps old beam i": "第 i 行还是旧的第 i 个束",
     "cache.reorder(parents)": "`cache.reorder(parents)`",
 
-    # --- utils/bug_lab/mysteries.py: diagnose() and the probe ---------------------------------------------
+    # --- utils/bug_lab/mysteries.py and probe.py (the rest: zh_bug_lab.py) ---------------------------------------------
     "✓ mystery {n} is '{word}': {title}. Cause: {cause}; check: {check}.":
         "✓ 谜题 {n} 就是 '{word}'：{title}。原因：{cause}；检查：{check}。",
-    "✗ not '{word}'. Mystery {n} is '{answer}': {title} ({cause}). "
-    "Its broken and fixed code are in the catalogue below.":
-        "✗ 不是 '{word}'。谜题 {n} 是 '{answer}'：{title}（{cause}）。它的坏版本和修好版本的代码"
-        "见下文的 bug 目录。",
-    "✗ not '{word}'. Hint: {hint}": "✗ 不是 '{word}'。提示：{hint}",
-    "✗ not '{word}'. At which step did it first diverge, and what does the cache hold then?":
-        "✗ 不是 '{word}'。它最早在哪一步出现偏差？那时缓存里存着什么？",
-    "prefill agrees; look at which keys the new query may see": "预填充一致；看看新查询能看到哪些键",
-    "prefill agrees; which layer's keys does layer 1 attend over? (the probe's last column)":
-        "预填充一致；第 1 层的注意力用的是哪一层的键？（看探查结果的最后一列）",
-    "prefill agrees and the cache grows right; what position does the new token get?":
-        "预填充一致，缓存长度也增长得对；新 token 拿到的是哪个位置？",
-    "watch cache.seq_len after each step: how much does it grow?": "盯住每步之后的 `cache.seq_len`：它每步增长多少？",
-    "it is wrong from step 0: run each row alone (attention_mask=torch.ones_like(row)) and compare "
-    "the positions each row gets with the probe's":
-        "从第 0 步就错了：把每一行单独运行（`attention_mask=torch.ones_like(row)`），"
-        "再把每行得到的位置和探查结果里的对照",
     "pass": "前向计算",
     "tokens fed": "送入的 token 数",
     "last position": "最后的位置",
-    "keys it sees": "可见的键",
     "seq_len": "seq_len",
-    "K layer 0 [B, H_kv, T, d_h]": "第 0 层 K [B, H_kv, T, d_h]",
-    "K layer 1": "第 1 层 K",
-    "layer 1 reads its own K": "第 1 层读自己的 K",
     "prefill": "预填充",
     "step {n}": "第 {n} 步",
-    "{seen} of {keys}": "{seen}（共 {keys}）",
     "yes": "是",
     "no": "否",
 
@@ -398,3 +379,9 @@ from .zh_exercise_mistakes import MESSAGES as _MISTAKES  # noqa: E402
 if set(_MISTAKES) & set(MESSAGES):
     raise ValueError(f"zh_exercise_mistakes repeats keys of zh_exercises: {sorted(set(_MISTAKES) & set(MESSAGES))}")
 MESSAGES.update(_MISTAKES)
+# Notebook 07's mysteries and chunk exercise, likewise in their own part.
+from .zh_bug_lab import MESSAGES as _BUG_LAB  # noqa: E402
+
+if set(_BUG_LAB) & set(MESSAGES):
+    raise ValueError(f"zh_bug_lab repeats keys of zh_exercises: {sorted(set(_BUG_LAB) & set(MESSAGES))}")
+MESSAGES.update(_BUG_LAB)

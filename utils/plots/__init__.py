@@ -21,7 +21,7 @@ from .decode import (  # noqa: F401
 )
 from .bug_lab import plot_bug_divergence, plot_bug_overview  # noqa: F401
 from .beyond import (  # noqa: F401
-    plot_cache_memory, plot_sliding_window, plot_cache_step_times, plot_beam_tree,
+    plot_cache_memory, plot_sliding_window, plot_copy_cost, plot_beam_tree,
 )
 from .metrics import (  # noqa: F401
     plot_ttft_tpot, plot_batch_sweep, plot_ttft_parts, plot_batch_roofline, plot_bandwidth, plot_decode_bound,
