@@ -13,8 +13,8 @@ and reshapes that only move the time axis of a single token). The weights are th
 in the memory layout it stores them (``utils/weight_layout.py``): at batch 1 every matrix is read
 once per step, so once the weights are large next to the per-op overhead (the benchmark's 100 M
 model, not the 3 MB course model) how fast the kernel streams them sets most of the step's time.
-That is why each batch-1 product runs on every core, one block of the matrix's rows per core
-(``utils/split_matvec.py``: same kernel per output, so the same bits).
+That is why each large batch-1 product runs on every core, one block of the matrix's rows per core
+(``utils/split_matvec.py``: the same bits, checked once per shape).
 
 ``generate(..., step="flat")`` (the default) runs this; ``step="modules"`` runs ``Decoder``.
 Where this function cannot compute what the modules would (a forward hook, train mode, the
