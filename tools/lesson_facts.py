@@ -1351,8 +1351,8 @@ FACTS: dict[str, Callable[[str], str]] = {
     # notebook 14: where the bits go, the batch-invariant cost, the tolerances, Hugging Face's use_cache
     **{f"nb14_{key}": from_notebook("14_numerics_of_cached_inference.ipynb", pattern, zh=zh) for key, pattern, zh in (
         ("first_op", r"the first op that differs: ([\w.]+),", r"第一个不同的算子：([\w.]+)，"),
-        ("cached_gap", r"cached vs recomputed logits: bit for bit equal \w+, max \|Δ\| = ([\d.]+e[-+]\d+)",
-         r"缓存 vs 重算的 logits：逐位相等 \w+，max \|Δ\| = ([\d.]+e[-+]\d+)"),
+        ("cached_gap", r"cached vs recomputed logits on this machine: [\w ]+, max \|Δ\| = ([\d.]+e[-+]\d+)",
+         r"在这台机器上，缓存与重算的 logits \w+，max \|Δ\| = ([\d.]+e[-+]\d+)"),
         ("invariant_slower", r"the batch-invariant path is (\d+)x slower", r"批不变路径在这里慢 (\d+) 倍"),
         ("f32_honest", r"float32\s+largest honest difference ([\d.]+e[-+]\d+)", r"float32\s+正常计算的最大差 ([\d.]+e[-+]\d+)"),
         ("bf16_honest", r"bfloat16\s+largest honest difference ([\d.]+e[-+]\d+)", r"bfloat16\s+正常计算的最大差 ([\d.]+e[-+]\d+)"),
